@@ -48,8 +48,9 @@
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
         1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert /
-                                        ct_jit_quant_dynamic
-                                        (with ctensor_quant.h: FX's prepare_fx / convert_fx)
+                                        ct_jit_quant_dynamic / ct_jit_quant_prepare_qat
+                                        (with ctensor_quant.h: FX's prepare_fx / convert_fx /
+                                        prepare_qat_fx)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
         2.2 The tracer                  a dispatch listener
@@ -336,6 +337,31 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
 CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g, int per_channel, int reduce_range);
 /* The observers of a prepared graph (0 for other graphs, -1 for NULL). */
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
+/* Quantization-aware training in graph mode (prepare_qat_fx, then convert_fx):
+       ct_qconfig qc = ct_qat_qconfig_default_x86();
+       ct_graph *p = ct_jit_quant_prepare_qat(g, &qc);   // fake-quant nodes
+       ct_tensor *w[64];
+       int n = ct_jit_quant_qat_parameters(p, w, 64);    // the weights and biases
+       ct_optimizer *opt = ct_optim_sgd_params(n, w, &so);
+       ... ct_graph_run(p, ...) with grad enabled, a loss, ct_backward, ct_step ...
+       ct_graph *q = ct_jit_quant_convert(p);            // the int8 graph
+   The patterns, graph edges and observers' places of ct_jit_quant_prepare, with the
+   qconfig's FakeQuantize modules (a QAT qconfig, else an error) in place of the
+   observers: running the graph replaces each value they watch by its fake-quantized
+   form (gradients pass straight through), and each conv2d / linear weight passes
+   through a FakeQuantize of the qconfig's weight factory (a linear's as [out, in],
+   per channel along the output features) before the node reads it, as FX's QAT
+   modules do. The weights and biases of those layers become trainable copies
+   (leaves that require grad) that ct_jit_quant_qat_parameters lists (the count;
+   at most max written; -1 for a graph not prepared for QAT). Batch norms are
+   folded into the convolutions with their running statistics first (FX keeps a
+   ConvBn2d that folds on the fly with batch statistics: not built here). Convert
+   quantizes each weight with its FakeQuantize's parameters and each activation
+   with its FakeQuantize's, as ctensor_quant.h's eager ct_quant_convert after
+   ct_quant_prepare_qat. A run needs the graph's first dimension fixed or dynamic as
+   traced; the FakeQuantize modules are not thread-safe (one thread). */
+CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g, const ct_qconfig *qat_qconfig);
+CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **params, int max);
 #endif
 
 #ifdef CTENSOR_NN_H_INCLUDED
@@ -422,6 +448,7 @@ typedef struct ct__jnode {
     int *frees;                        /* values to free after this node (liveness), -1 terminated */
 } ct__jnode;
 
+typedef struct ct__jqw { void *fq; int in, tr; } ct__jqw;   /* QAT: a node's weight FakeQuantize */
 struct ct_graph {
     ct__jval *v;
     int nv, cv;
@@ -440,6 +467,12 @@ struct ct_graph {
     const char *(*qobsname)(void *obs);
     void (*qfree)(ct_graph *g);
     void *qcfg;
+    /* a graph prepared for QAT (ct_jit_quant_prepare_qat): the observers are
+       FakeQuantize modules whose output replaces the value they watch (qfq, tr 0),
+       and each conv / linear node's weight passes through its own FakeQuantize
+       (qw[node]; tr 1: a linear's transposed weight, fake-quantized as [out, in]) */
+    ct_tensor *(*qfq)(void *fq, ct_tensor *t, int tr);
+    ct__jqw *qw;
 };
 
 static const char *ct__jit_node_name(int op) {
@@ -1244,12 +1277,13 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
 #if defined(__AVX512F__) && defined(CT__HAVE_VEC)
 #define CT__JIT_HAVE_EXP_F32 1
 static inline __m512 ct__jit_exp16(__m512 x) {
-    const __m512 hi = _mm512_set1_ps(88.72283f);
-    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(_mm512_set1_ps(-104.0f), x));   /* NaN stays NaN */
+    /* clamped to [-104, 89] (a NaN stays NaN): above 88.72283 (eager's bound, where
+       exp overflows) n is 128 and r >= 0, so p >= 1 and p 2^128 overflows to inf in
+       the scalef, as eager's bound check gives; no compare-and-select lanes */
+    __m512 xc = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
     ct__vf tv, nv;
     __m512 p = _mm512_add_ps((__m512)ct__v_exp_red((ct__vf)xc, &tv, &nv), _mm512_set1_ps(1.0f));   /* ctensor.h's reduction */
-    __m512 y = _mm512_scalef_ps(p, (__m512)nv);
-    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
+    return _mm512_scalef_ps(p, (__m512)nv);
 }
 /* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
    |x| clamped to 9, where tanh rounds to 1): one exp-sized polynomial and a division
@@ -1259,12 +1293,12 @@ static inline __m512 ct__jit_exp16(__m512 x) {
 static inline __m512 ct__jit_tanh16(__m512 x) {
     __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
     ct__vf tv, nv;
-    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv), t = (__m512)tv;   /* ctensor.h's reduction */
-    (void)nv;
-    __m512 s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23));
+    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv);   /* ctensor.h's reduction */
+    __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(1.0f), (__m512)nv);   /* 2^n, n in [0, 26] */
     __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
     __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+    /* y | (x & sign) in one ternary-logic instruction */
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(y), _mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u), 0xf8));
 }
 #define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
@@ -1305,8 +1339,9 @@ static inline __m512 ct__jit_gelu16(__m512 x) {
     CT__EXP2_P_REST(CT__JIT_ESTEP)
 #undef CT__JIT_ESTEP
     __m512 h = _mm512_scalef_ps(p, nq);
-    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    __m512 y = _mm512_mul_ps(x, _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), h), neg, h));
+    /* x h for x < 0, else x (1 - h): the subtraction masked to the other lanes (NaN's too) */
+    __mmask16 nneg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLT_UQ);
+    __m512 y = _mm512_mul_ps(x, _mm512_mask_sub_ps(h, nneg, _mm512_set1_ps(1.0f), h));
     __mmask16 fast = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
     if (fast != 0xffff) y = _mm512_mask_mov_ps((__m512)ct__v_gelu_tail((ct__vf)x), fast, y);
     return y;
@@ -1355,8 +1390,9 @@ static void ct__jit_gelu_f32(char **p, const int64_t *s, int64_t n, const ct__at
         else if (s[1]) { const int sx = 1, sy = 0; CT__JIT_BBODY(EXPR); }                           \
         else { const int sx = 0, sy = 1; CT__JIT_BBODY(EXPR); }                                     \
     }
-#define CT__JIT_MAXMIN(x, y, F) \
-    _mm512_mask_mov_ps(_mm512_mask_mov_ps(F(y, x), _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
+/* max_ps(x, y) is x > y ? x : y (y when either is NaN, and on ties such as -0 vs +0),
+   so only a NaN x needs a select */
+#define CT__JIT_MAXMIN(x, y, F) _mm512_mask_mov_ps(F(x, y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
 #if CT__SEL(ADD)
 CT__JIT_BLOOP(ct__jit_add_f32, CT__OP_ADD, 1, _mm512_add_ps(x, y))
 #endif
@@ -1383,7 +1419,8 @@ CT__JIT_ULOOP(ct__jit_neg_f32, CT__OP_NEG, _mm512_castsi512_ps(_mm512_xor_si512(
 CT__JIT_ULOOP(ct__jit_abs_f32, CT__OP_ABS, _mm512_abs_ps(v))
 #endif
 #if CT__SEL(RELU)
-CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps()))
+/* relu: max_ps(0, x) is 0 > x ? 0 : x, eager's x < 0 ? 0 : x (NaN and -0 kept) */
+CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_max_ps(_mm512_setzero_ps(), v))
 #endif
 /* rsqrt: rsqrt14 and one Newton step, r + r (1 - b r^2) / 2 (within 2 ulp of
    1 / sqrt over a sweep, tests/test_jit.c); lanes that are not normal and finite
@@ -1393,8 +1430,12 @@ static inline __m512 ct__jit_rsqrt16(__m512 b) {
     __m512 r = _mm512_rsqrt14_ps(b);
     __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(b, r), r, _mm512_set1_ps(1.0f));
     __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)), e, r);
-    __mmask16 ok = _mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    if (ok != 0xffff) y = _mm512_mask_mov_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)), ok, y);
+#if defined(__AVX512DQ__)
+    __mmask16 bad = _mm512_fpclass_ps_mask(b, 0xff);   /* one class test: NaN, zeros, infinities, subnormals, negatives */
+#else
+    __mmask16 bad = (__mmask16)~(_mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ));
+#endif
+    if (bad) y = _mm512_mask_mov_ps(y, bad, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)));
     return y;
 }
 CT__JIT_ULOOP(ct__jit_rsqrt_f32, CT__OP_RSQRT, ct__jit_rsqrt16(v))
@@ -1454,7 +1495,7 @@ static inline __m512 ct__jit_rapply(int code, __m512 x, __m512 y) {
     case CT__JR_MIN: return CT__JIT_MAXMIN(x, y, _mm512_min_ps);
     case CT__JR_NEG: return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
     case CT__JR_ABS: return _mm512_abs_ps(x);
-    default: return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+    default: return _mm512_max_ps(_mm512_setzero_ps(), x);
     }
 }
 /* o[j]: op j's other operand at the block's start (a broadcast operand: 64 copies,
@@ -1803,11 +1844,32 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
     if (!env) { ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory"); return -1; }
     for (int v = 0; v < g->nv; v++) env[v] = g->v[v].t;       /* parameters and constants */
     for (int i = 0; i < nin; i++) env[g->in[i]] = inputs[i];
-    int rc = 0, obsfail = 0;
-    if (g->qobs) {                                            /* a prepared graph: its inputs' observers */
+    int rc = 0, obsfail = 0, nqheld = 0;
+    ct_tensor **qheld = NULL;                                 /* QAT: fake-quantized inputs and weights of this run */
+    if (g->qfq && !(qheld = (ct_tensor **)CT_MALLOC((size_t)(nin + g->nn + 1) * sizeof(ct_tensor *)))) {
+        ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory");
+        rc = -1;
+    }
+    if (g->qobs && !rc) {                                     /* a prepared graph: its inputs' observers */
         int tok = ct_scope_begin();
-        for (int i = 0; i < nin && !rc; i++)
-            if (g->qobs[g->in[i]] && g->qobserve(g->qobs[g->in[i]], inputs[i]) < 0) rc = -1;
+        for (int i = 0; i < nin && !rc; i++) {
+            void *ob = g->qobs[g->in[i]];
+            if (!ob) continue;
+            if (!g->qfq) { if (g->qobserve(ob, inputs[i]) < 0) rc = -1; continue; }
+            ct_tensor *f = g->qfq(ob, inputs[i], 0);
+            if (!f) rc = -1;
+            else env[g->in[i]] = qheld[nqheld++] = ct_retain(f);
+        }
+        /* QAT: each weight through its FakeQuantize (a linear's transposed weight as
+           [out, in], so per-channel parameters follow the output features) */
+        for (int i = 0; g->qw && i < g->nn && !rc; i++) {
+            const ct__jqw *w = &g->qw[i];
+            if (!w->fq) continue;
+            int v = g->n[i].in[w->in];
+            ct_tensor *f = g->qfq(w->fq, env[v], w->tr);
+            if (!f) rc = -1;
+            else env[v] = qheld[nqheld++] = ct_retain(f);
+        }
         ct_scope_end(tok);
     }
     for (int i = 0; i < g->nn && !rc; i++) {
@@ -1832,8 +1894,20 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
                 if (n->inplace && k == 0) { env[n->out[0]] = ins[0]; continue; }
                 env[n->out[k]] = ct_retain(outs[k]);
             }
-            for (int k = 0; g->qobs && k < n->nout && !obsfail; k++)   /* calibration */
-                if (g->qobs[n->out[k]] && g->qobserve(g->qobs[n->out[k]], env[n->out[k]]) < 0) obsfail = 1;
+            for (int k = 0; g->qobs && k < n->nout && !obsfail; k++) {   /* calibration; QAT: fake quantization */
+                void *ob = g->qobs[n->out[k]];
+                if (!ob) continue;
+                if (!g->qfq) { if (g->qobserve(ob, env[n->out[k]]) < 0) obsfail = 1; continue; }
+                if (n->inplace && k == 0) {
+                    ct_set_error(CT_ERR_UNSUPPORTED, "graph_run: node %d (%s) writes in place a value that a FakeQuantize watches", i, ct__jit_node_name(n->op));
+                    obsfail = 1;
+                    continue;
+                }
+                ct_tensor *f = g->qfq(ob, env[n->out[k]], 0), *old = env[n->out[k]];
+                if (!f) { obsfail = 1; continue; }
+                env[n->out[k]] = ct_retain(f);
+                ct_release(old);
+            }
         }
         ct_scope_end(tok);
         if (rc) {
@@ -1864,6 +1938,8 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
     }
     for (int v = 0; v < g->nv; v++)
         if (g->v[v].kind == CT__JV_NODE && g->v[v].alias == v && env[v]) ct_release(env[v]);
+    for (int k = 0; k < nqheld; k++) ct_release(qheld[k]);
+    CT_FREE(qheld);
     if (env != stackenv) CT_FREE(env);
     return rc ? -1 : g->nout;
 }
@@ -4251,10 +4327,14 @@ static void ct__jq_free(ct_graph *g) {
             if (g->qobs[u] == m) g->qobs[u] = NULL;
         ct_module_free((ct_module *)m);
     }
+    for (int i = 0; g->qw && i < g->nn; i++)
+        if (g->qw[i].fq) ct_module_free((ct_module *)g->qw[i].fq);
     CT_FREE(g->qobs);
     CT_FREE(g->qcfg);
+    CT_FREE(g->qw);
     g->qobs = NULL;
     g->qcfg = NULL;
+    g->qw = NULL;
 }
 static ct_status ct__jq_add_observer(ct_graph *g, const ct_qconfig *qc, int v) {
     if (g->qobs[v]) return CT_OK;
@@ -4343,6 +4423,74 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
     }
     if (st) { ct_graph_free(g); return NULL; }
     return g;
+}
+
+/* QAT: a FakeQuantize's forward in the run's grad mode (straight-through gradients) */
+static ct_tensor *ct__jq_fakequant(void *fq, ct_tensor *t, int tr) {
+    if (!tr) return ct_forward((ct_module *)fq, t);
+    ct_tensor *f = ct_forward((ct_module *)fq, ct_contiguous(ct_t(t)));   /* [out, in], contiguous as an eager weight */
+    return f ? ct_t(f) : NULL;
+}
+/* a constant of the graph becomes a trainable leaf (a copy that requires grad) */
+static ct_status ct__jq_trainable(ct_graph *g, int v) {
+    if (v < 0 || !g->v[v].t) return CT_OK;
+    if (ct_get_requires_grad(g->v[v].t)) return CT_OK;     /* already (a value two nodes read) */
+    int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    ct_tensor *c = ct_contiguous(ct_clone(g->v[v].t));
+    if (c) c = ct_retain(ct_set_requires_grad(c, 1));
+    ct_set_grad_enabled(prev);
+    ct_scope_end(tok);
+    if (!c) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+    ct_release(g->v[v].t);
+    g->v[v].t = c;
+    return CT_OK;
+}
+CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g0, const ct_qconfig *qc) {
+    if (!g0 || !qc) { ct_set_error(CT_ERR_NULL, "jit_quant_prepare_qat: %s is NULL", g0 ? "qconfig" : "graph"); return NULL; }
+    for (int w = 0; w < 2; w++) {                 /* a QAT qconfig: FakeQuantize factories */
+        ct_module *m = ct_observer_factory_make(w ? &qc->weight : &qc->activation);
+        int fq = m && ct_is_fake_quantize(m);
+        if (m && !fq)
+            ct_set_error(CT_ERR_ARG, "jit_quant_prepare_qat: the qconfig's %s factory makes %s, not a FakeQuantize (a QAT qconfig: ct_qat_qconfig_default_x86 / _arm)",
+                         w ? "weight" : "activation", m->type->name);
+        ct_module_free(m);
+        if (!fq) return NULL;
+    }
+    ct_graph *g = ct_jit_quant_prepare(g0, qc);
+    if (!g) return NULL;
+    ct__jq_ops o;
+    ct__jq_find_ops(&o);
+    g->qw = (ct__jqw *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof *g->qw);
+    if (!g->qw) { ct_graph_free(g); ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return NULL; }
+    memset(g->qw, 0, (size_t)(g->nn > 0 ? g->nn : 1) * sizeof *g->qw);
+    g->qfq = ct__jq_fakequant;
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        int kind = ct__jq_head(g, &o, i);
+        if (!kind || kind > CT__JQ_MM) continue;
+        const ct__jnode *n = &g->n[i];
+        ct__jqw *w = &g->qw[i];
+        w->in = kind == CT__JQ_ADDMM ? 2 : 1;
+        w->tr = kind != CT__JQ_CONV;
+        int bias = kind == CT__JQ_ADDMM ? n->in[0] : kind == CT__JQ_CONV && n->nin == 3 ? n->in[2] : -1;
+        st = ct__jq_trainable(g, n->in[w->in]);
+        if (!st) st = ct__jq_trainable(g, bias);
+        if (!st && !(w->fq = ct_observer_factory_make(&qc->weight))) st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_ARG;
+    }
+    if (st) { ct_graph_free(g); return NULL; }
+    return g;
+}
+CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **params, int max) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_qat_parameters: graph is NULL"); return -1; }
+    if (!g->qw) { ct_set_error(CT_ERR_STATE, "jit_quant_qat_parameters: the graph is not prepared for QAT (ct_jit_quant_prepare_qat)"); return -1; }
+    if (max < 0 || (max > 0 && !params)) { ct_set_error(CT_ERR_ARG, "jit_quant_qat_parameters: max %d with a NULL list", max); return -1; }
+    int c = 0;
+    for (int v = 0; v < g->nv; v++)               /* the trainable constants, in value order */
+        if (g->v[v].kind == CT__JV_CONST && g->v[v].t && ct_get_requires_grad(g->v[v].t)) {
+            if (c < max) params[c] = g->v[v].t;
+            c++;
+        }
+    return c;
 }
 
 /* ops that run on int8 tensors and keep their input's parameters */
@@ -4476,7 +4624,9 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
     if (ct_is_tracing()) { ct_set_error(CT_ERR_STATE, "jit_quant_convert: this thread is tracing"); return NULL; }
     const ct_qconfig *qc = (const ct_qconfig *)p->qcfg;
     for (int v = 0; v < p->nv; v++) {
-        if (!p->qobs[v] || ct__jq_calibrated((ct_module *)p->qobs[v])) continue;
+        ct_module *ob = (ct_module *)p->qobs[v];
+        if (ob && ct_is_fake_quantize(ob)) ob = ct__q_observer_of(ob);     /* QAT: its observer */
+        if (!ob || ct__jq_calibrated(ob)) continue;
         char lab[64];
         if (p->v[v].name) snprintf(lab, sizeof lab, "%s", p->v[v].name);
         else snprintf(lab, sizeof lab, "%d", v);
@@ -4511,8 +4661,10 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
         if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
         e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
         if (kind >= CT__JQ_ADD) continue;          /* no weight */
+        ct_module *wfq = p->qw ? (ct_module *)p->qw[i].fq : NULL;   /* QAT: the trained weight's FakeQuantize */
         if (kind == CT__JQ_CONV) {
-            ct_tensor *qw = ct__q_quantize_weight(qc, p->v[n->in[1]].t);
+            ct_tensor *cw = ct_detach(p->v[n->in[1]].t);
+            ct_tensor *qw = !cw ? NULL : wfq ? ct__q_quantize_weight_fq(wfq, cw) : ct__q_quantize_weight(qc, cw);
             ct_conv_options co;
             memset(&co, 0, sizeof co);
             for (int d = 0; d < 2; d++) {
@@ -4521,14 +4673,14 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
                 co.dilation_hw[d] = n->a.v[4 + d];
             }
             co.groups = n->a.i[0];
-            ct_tensor *b = n->nin == 3 && n->in[2] >= 0 ? p->v[n->in[2]].t : NULL;
+            ct_tensor *b = n->nin == 3 && n->in[2] >= 0 ? ct_detach(p->v[n->in[2]].t) : NULL;
             e->conv = qw ? ct_q_conv2d_prepack(qw, b, &co) : NULL;
             if (!e->conv) bad = 1;
         } else {
             ct_tensor *wt = p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t;
-            ct_tensor *w = ct_contiguous(ct_transpose(wt, 0, 1));
-            ct_tensor *qw = w ? ct__q_quantize_weight(qc, w) : NULL;
-            e->lin = qw ? ct_q_linear_prepack(qw, kind == CT__JQ_ADDMM ? p->v[n->in[0]].t : NULL) : NULL;
+            ct_tensor *w = ct_contiguous(ct_transpose(ct_detach(wt), 0, 1));
+            ct_tensor *qw = !w ? NULL : wfq ? ct__q_quantize_weight_fq(wfq, w) : ct__q_quantize_weight(qc, w);
+            e->lin = qw ? ct_q_linear_prepack(qw, kind == CT__JQ_ADDMM ? ct_detach(p->v[n->in[0]].t) : NULL) : NULL;
             if (!e->lin) bad = 1;
         }
     }

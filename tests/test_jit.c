@@ -1084,6 +1084,94 @@ TEST(test_quant_graph_mode_fused_conv_relu) {
 static ct_module *jq_dyn_mlp(void) {
     return ct_nn_sequential(ct_nn_linear(20, 32), ct_nn_relu(), ct_nn_sequential(ct_nn_linear(32, 16), ct_nn_tanh()), ct_nn_linear(16, 4));
 }
+/* graph-mode QAT (prepare_qat_fx, training through the graph, convert_fx) against
+   eager QAT of the same model (fuse_modules_qat, prepare_qat, the same SGD steps,
+   convert): the same loss at every step and the same int8 results, bit for bit */
+static ct_module *jq_qat_mlp(int stubs) {
+    ct_manual_seed(21);
+    ct_module *fc1 = ct_nn_linear(8, 16), *fc2 = ct_nn_linear(16, 4);
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    return ct_nn_sequential_dict({"quant", q}, {"fc1", fc1}, {"relu", ct_nn_relu()}, {"fc2", fc2}, {"dequant", dq});
+}
+TEST(test_quant_graph_mode_qat) {
+    ct_qconfig qc = ct_qat_qconfig_default_x86();
+    ct_manual_seed(22);
+    ct_tensor *xs[3], *ts[3];
+    for (int s = 0; s < 3; s++) {
+        xs[s] = ct_mul_scalar(ct_randn(CT_FLOAT32, 6, 8), 2.0);
+        ts[s] = ct_randn(CT_FLOAT32, 6, 4);
+    }
+    ct_tensor *xt = ct_randn(CT_FLOAT32, 5, 8);
+    ct_sgd_options so;
+    memset(&so, 0, sizeof so);
+    so.lr = 0.1;
+    /* eager */
+    ct_module *em = jq_qat_mlp(1);
+    CHECK(em != NULL);
+    if (!em) return;
+    ct_module_train(em, 1);
+    CHECK_EQ_INT(ct_fuse_modules_qat(em, "fc1", "relu"), CT_OK);
+    CHECK(ct_quant_prepare_qat(em, &qc, NULL) > 0);
+    ct_optimizer *eo = ct_optim_sgd(em, &so);
+    double el[3] = {NAN, NAN, NAN};
+    for (int s = 0; s < 3 && eo; s++) CT_SCOPE {
+        ct_tensor *loss = ct_mse_loss(ct_forward(em, xs[s]), ts[s], NULL);
+        ct_zero_grad(eo);
+        CHECK(loss && ct_backward(loss) == CT_OK && ct_step(eo) == CT_OK);
+        if (loss) el[s] = ct_item(loss);
+    }
+    ct_optim_free(eo);
+    ct_module_eval(em);
+    CHECK(ct_quant_convert(em) > 0);
+    ct_tensor *ye = ct_forward(em, xt);
+    /* graph mode */
+    ct_module *fm = jq_qat_mlp(0);
+    ct_graph *g = fm ? ct_trace_module(fm, 1, &xs[0]) : NULL;
+    CHECK(g != NULL);
+    if (g) ct_graph_set_dynamic_batch(g, 1);
+    ct_graph *p = g ? ct_jit_quant_prepare_qat(g, &qc) : NULL;
+    CHECK(p != NULL);
+    CHECK_EQ_INT(ct_jit_quant_num_observers(p), 3);            /* input, fc1 + relu, fc2: FakeQuantize modules */
+    ct_tensor *w[8] = {NULL};
+    CHECK_EQ_INT(ct_jit_quant_qat_parameters(p, w, 8), 4);     /* two weights, two biases */
+    CHECK_EQ_INT(ct_jit_quant_qat_parameters(p, NULL, 0), 4);
+    ct_optimizer *go = p ? ct_optim_sgd_params(4, w, &so) : NULL;
+    CHECK(go != NULL);
+    for (int s = 0; s < 3 && go; s++) CT_SCOPE {
+        ct_tensor *loss = ct_mse_loss(run1(p, xs[s]), ts[s], NULL);
+        ct_zero_grad(go);
+        CHECK(loss && ct_backward(loss) == CT_OK && ct_step(go) == CT_OK);
+        double l = loss ? ct_item(loss) : NAN;
+        CT_T_REPORT(l == el[s], "QAT step %d: graph-mode loss %.9g, eager %.9g", s, l, el[s]);
+    }
+    ct_optim_free(go);
+    /* the graph trains copies: the float model's weights are not touched */
+    CHECK(w[0] && ct_get_requires_grad(w[0]) && ct_grad(w[0]) != NULL);
+    CHECK(fm && ct_grad(ct_module_get(fm, "fc1.weight")) == NULL);
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear_relu"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::addmm"), 0);
+    ct_tensor *yg = q ? run1(q, xt) : NULL;
+    CHECK(yg && ye && bit_equal(yg, ye));
+    if (yg && ye && !bit_equal(yg, ye)) printf("  QAT graph mode vs eager: max diff %g\n", maxdiff(yg, ye));
+    /* bad input */
+    ct_qconfig ptq = ct_qconfig_default_x86();
+    CHECK_ERR(ct_jit_quant_prepare_qat(g, &ptq) != NULL, CT_ERR_ARG, "not a FakeQuantize");
+    CHECK_ERR(ct_jit_quant_prepare_qat(NULL, &qc) != NULL, CT_ERR_NULL, "jit_quant_prepare_qat: graph is NULL");
+    CHECK_ERR(ct_jit_quant_qat_parameters(g, w, 8) >= 0, CT_ERR_STATE, "not prepared for QAT");
+    CHECK_ERR(ct_jit_quant_qat_parameters(NULL, w, 8) >= 0, CT_ERR_NULL, "jit_quant_qat_parameters: graph is NULL");
+    ct_graph *p2 = g ? ct_jit_quant_prepare_qat(g, &qc) : NULL;      /* never run: its FakeQuantize modules saw no data */
+    CHECK(p2 != NULL);
+    CHECK_ERR(ct_jit_quant_convert(p2) != NULL, CT_ERR_STATE, "has seen no data");
+    ct_graph_free(p2);
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
 TEST(test_quant_graph_mode_dynamic) {
     ct_tensor *x = jqfix("quant", "wf_dyn_x"), *yt = jqfix("quant", "wf_dyn_y");
     if (!x || !yt) return;
@@ -1389,6 +1477,12 @@ static ct_tensor *fk_outputs(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
        the second, both (t * t), with a scalar and with the group's inputs */
     ct_tensor *t = ct_add(y, ct_relu(ct_sub(x, y)));
     o[11] = ct_maximum(x, ct_sub_scalar(ct_mul(t, t), 0.1));
+    /* exp around its overflow bound (88.72283): inf above it, from the clamp and scalef */
+    o[12] = ct_exp(ct_add_scalar(ct_mul_scalar(y, 0.02), 88.72283));
+    /* maximum / minimum on ties of signed zeros and on two NaNs (y's specials at x's) */
+    o[13] = ct_maximum(ct_mul_scalar(x, 0.0), ct_neg(ct_mul_scalar(y, 0.0)));
+    o[14] = ct_minimum(ct_neg(ct_mul_scalar(x, 0.0)), ct_mul_scalar(y, 0.0));
+    o[15] = ct_maximum(y, x);
     return o[0];
 }
 TEST(test_fused_kernels) {
@@ -1398,18 +1492,23 @@ TEST(test_fused_kernels) {
     ct_manual_seed(11);
     ct_tensor *x = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, 1003), 4.0), 0);
     ct_tensor *y = with_specials(ct_randn(CT_FLOAT32, 1003), 5);
-    ct_tensor *ref[12], *got[12], *tr[12];
+    float *yp = (float *)ct_data_ptr(y);
+    yp[0] = NAN;                    /* x[0] is NaN too */
+    yp[37] = -0.0f;                 /* x[37] is +0 */
+    yp[74] = 0.0f;                  /* x[74] is -0 */
+    yp[111] = NAN;                  /* x[111] is inf */
+    ct_tensor *ref[16], *got[16], *tr[16];
     fk_outputs(x, y, ref);
     ct_tensor *xy[2] = {x, y};
     CHECK(ct_trace_begin(2, xy) == CT_OK);
     fk_outputs(x, y, tr);
-    ct_graph *g = ct_trace_end(12, tr);
+    ct_graph *g = ct_trace_end(16, tr);
     CHECK(g != NULL);
     CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
     CHECK(ct_graph_count_op(g, "prim::FusedElementwise") >= 1);
     CHECK_EQ_INT(ct_graph_count_op(g, "aten::gelu"), 0);   /* in a fused group */
-    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 12), 12);
-    for (int k = 0; k < 12; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
+    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 16), 16);
+    for (int k = 0; k < 16; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
     ct_graph_free(g);
     /* tanh and rsqrt have their own approximations in fused groups: within 2 ulp of
        double over a sweep of float bit patterns (both signs, subnormals to huge) */
@@ -1554,6 +1653,7 @@ int main(void) {
     RUN(test_quant_graph_mode_conv_flatten);
     RUN(test_quant_graph_mode_fused_conv_relu);
     RUN(test_quant_graph_mode_dynamic);
+    RUN(test_quant_graph_mode_qat);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);

@@ -986,6 +986,8 @@ OVERRIDES = {
     "ct_jit_quant_convert": "torch.ao.quantization.quantize_fx.convert_fx",
     "ct_jit_quant_dynamic": "torch.ao.quantization.quantize_dynamic",
     "ct_jit_quant_num_observers": "none: the number of observer modules a prepare_fx GraphModule holds",
+    "ct_jit_quant_prepare_qat": "torch.ao.quantization.quantize_fx.prepare_qat_fx",
+    "ct_jit_quant_qat_parameters": "none: the trainable weights and biases of a prepare_qat_fx GraphModule (its parameters())",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",
