@@ -1356,10 +1356,11 @@ static ct_tensor *ctc__searchsorted(const char *api, const ct_tensor *seq, const
         int64_t n = ct_size(seq, sd - 1);
         ct_tensor *lo = ct_numel(sorter) ? ct_amin(sorter, 0, NULL, 0) : NULL, *hi = lo ? ct_amax(sorter, 0, NULL, 0) : NULL;
         if (ct_numel(sorter) && (!lo || !hi)) return ctc__done(tok, NULL);
-        if (lo && (ct_item_int(lo) < 0 || ct_item_int(hi) >= n)) {
+        int64_t l = lo ? ct_item_int(lo) : 0, h = lo ? ct_item_int(hi) : 0;
+        if (lo && (l < 0 || h >= n)) {
             ct_scope_end(tok);
             return ctc__fail(CT_ERR_INDEX, "torch.searchsorted(): sorter index out of range: its values run from %lld to %lld for a sequence of length %lld",
-                             (long long)ct_item_int(lo), (long long)ct_item_int(hi), (long long)n);
+                             (long long)l, (long long)h, (long long)n);
         }
         s = ct_contiguous(ct_gather(s, sd - 1, sorter));
     }
