@@ -59,7 +59,7 @@ static const ct_module_type gpt_dict_type = {"ModuleDict", gpt_no_forward, NULL,
 /* a LayerNorm; in float32 when the input is bfloat16 (mixed precision: ctensor's
    layer_norm has no bfloat16 kernel), the result back in the input's dtype */
 static ct_tensor *gpt_ln(ct_module *ln, ct_tensor *x) {
-    if (x->dtype == CT_FLOAT32) return ct_forward(ln, x);
+    if (!x || x->dtype == CT_FLOAT32) return ct_forward(ln, x);   /* (NULL: the error that made it) */
     int64_t d = gpt_cfg.n_embd;
     ct_tensor *w = ct_module_get(ln, "weight"), *b = ct_module_get(ln, "bias");
     return ct_to(ct_layer_norm(ct_to(x, CT_FLOAT32), 1, &d, ct_to(w, CT_FLOAT32), ct_to(b, CT_FLOAT32), 1e-5), x->dtype);
@@ -74,7 +74,10 @@ static ct_tensor *gpt_block_forward(ct_module *m, int nin, ct_tensor *const *in)
     const int64_t heads[4] = {B, T, H, C / H}, merged[3] = {B, T, C};   /* (no compound literals: C++ builds it too) */
     for (int i = 0; i < 3; i++)   /* q, k, v: [B, H, T, C / H] */
         hd[i] = ct_transpose(ct_view_n(ct_narrow(qkv, 2, (int64_t)i * C, C), 4, heads), 1, 2);
-    ct_tensor *y = ct_scaled_dot_product_attention(hd[0], hd[1], hd[2], NULL, 0.0, 1);
+    /* causal: on the GPU with the mask made here on the device (is_causal's composite
+       path builds its mask in host memory) */
+    ct_tensor *mask = x->device.type == CT_CPU ? NULL : ct_to_device(ct_tril(ct_ones(CT_BOOL, T, T), 0), x->device);
+    ct_tensor *y = ct_scaled_dot_product_attention(hd[0], hd[1], hd[2], mask, 0.0, mask == NULL);
     y = ct_reshape_n(ct_transpose(y, 1, 2), 3, merged);
     x = ct_add(x, ct_forward(ct_module_child(m, "attn.c_proj"), y));
     ct_tensor *h = ct_gelu(ct_forward(ct_module_child(m, "mlp.c_fc"), gpt_ln(ct_module_child(m, "ln_2"), x)), "none");

@@ -442,7 +442,7 @@ TEST(test_nccl_fsdp_errors) {
     CHECK_ERR(ct_fsdp_new(host, NULL, NULL), CT_ERR_DEVICE,
               "FullyShardedDataParallel: the nccl backend needs the parameters on a CUDA device (got them on cpu)");
     ct_module *two = ct_nn_sequential(ct_module_to(ct_nn_linear(3, 4), NDEV), ct_nn_linear(4, 2));
-    char want[160];
+    char want[256];
     char dn[24];
     snprintf(want, sizeof want, "FullyShardedDataParallel: the parameters must all be on one device (got %s and cpu)",
              ct_device_str(NDEV, dn, sizeof dn));
