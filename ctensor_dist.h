@@ -149,7 +149,9 @@ CTENSOR_API const char *ct_dist_get_backend(const ct_process_group *group);
    all_reduce and reduce_scatter never get CT_REDUCE_AVG (the group divides) nor a
    float16/bfloat16 buffer (the group reduces those in float32). test: *done = 1 when
    the request finished (it is then freed); non-zero on an error. abandon: the
-   request will never be waited for again (a timeout). */
+   request will never be waited for again (a timeout). device_index (may be NULL):
+   the index of the device the group's tensors must be on (the "nccl" group: this
+   rank's GPU), -1 for any. */
 typedef struct ct_dist_backend {
     const char *name;
     int (*init)(void **state, int *rank, int *world_size);
@@ -165,6 +167,7 @@ typedef struct ct_dist_backend {
     int (*test)(void *state, void *req, int *done);
     void (*abandon)(void *state, void *req);
     int device_type;            /* where the buffers are: CT_CPU (0: host memory), CT_CUDA (device pointers: "nccl") */
+    int (*device_index)(void *state);
 } ct_dist_backend;
 /* torch.distributed.Backend.register_backend: makes `b` (kept by pointer) available
    to ct_dist_init_process_group under b->name; a second one of the same name
@@ -501,6 +504,7 @@ struct ct_process_group {
     const ct_dist_backend *be;
     void *st;
     int rank, world;
+    int device;                 /* the device index its tensors must be on (be->device_index), -1: any */
     double timeout_s;
     int broken;                 /* an operation timed out or failed: later ones fail at once */
     char broken_msg[320];
@@ -745,7 +749,7 @@ static int ct__single_test(void *st, void *req, int *done) { (void)st; (void)req
 static const ct_dist_backend ct__dist_single = {
     "single", ct__single_init, ct__single_shutdown, ct__single_all_reduce, ct__single_broadcast,
     ct__single_all_gather, ct__single_reduce_scatter, ct__single_barrier, ct__single_p2p, ct__single_recv,
-    ct__single_test, NULL, CT_CPU};
+    ct__single_test, NULL, CT_CPU, NULL};
 
 #if defined(CTENSOR_MPI)
 static const ct_dist_backend *ct__dist_mpi_backend(void);
@@ -799,6 +803,7 @@ CTENSOR_API ct_process_group *ct_dist_init_process_group(const char *backend, co
         CT_FREE(g);
         return NULL;
     }
+    g->device = be->device_index ? be->device_index(g->st) : -1;
     if (!ct__dist_default) ct__dist_default = g;
     return g;
 }
@@ -861,6 +866,13 @@ static int ct__dist_check_tensor(const char *op, const char *what, const ct_tens
         else
             ct_set_error(CT_ERR_DEVICE, "%s: %s must be a %s tensor for the %s backend (got one on %s)", op, what,
                          want == CT_CUDA ? "CUDA" : "device", g->be->name, dev);
+        return -1;
+    }
+    if (g && g->device >= 0 && t->device.index != g->device) {
+        char dev[32], gdev[32];
+        ct_device_str(t->device, dev, sizeof dev);
+        ct_device_str(ct_device_of(t->device.type, g->device), gdev, sizeof gdev);
+        ct_set_error(CT_ERR_DEVICE, "%s: %s is on %s, but this rank's %s group uses %s", op, what, dev, g->be->name, gdev);
         return -1;
     }
     if (t->dtype > CT_BOOL) {
@@ -2343,6 +2355,14 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
         return NULL;
     }
+    if (g->device >= 0 && dev.index != g->device) {
+        char a[24], b[24];
+        ct_set_error(CT_ERR_DEVICE, "%s: the parameters are on %s, but this rank's %s group uses %s (move the module there "
+                     "first, as PyTorch's device_id)", OP, ct_device_str(dev, a, sizeof a), g->be->name,
+                     ct_device_str(ct_device_of(dev.type, g->device), b, sizeof b));
+        CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
+        return NULL;
+    }
     memset(f, 0, sizeof *f);
     f->root = m;
     f->g = g;
@@ -3160,7 +3180,12 @@ CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimize
    give up at its timeout. all_gather and reduce_scatter are point-to-point messages
    on a second duplicate (every rank sends each peer its part at once; the reduction
    is MPI_Reduce_local when they have landed), 3x to 20x faster than Open MPI's
-   MPI_Iallgather / MPI_Ireduce_scatter_block at FSDP's sizes here. MPI is started
+   MPI_Iallgather / MPI_Ireduce_scatter_block at FSDP's sizes here. all_reduce is
+   point to point too: a ring reduce-scatter then all-gather (2(W-1) steps of 1/W of
+   the buffer), or for a small buffer one exchange of the whole buffer with every
+   peer; each step is moved on by the next test/wait (DDP's gradient hooks test
+   their buckets), and every rank ends with the same bytes (each chunk is reduced in
+   one fixed order, on one rank, and copied to the others). MPI is started
    here unless the program started it.
    ========================================================================== */
 #if (defined(CTENSOR_MPI) && defined(CTENSOR_DIST_IMPLEMENTATION)) || defined(CTENSOR_DIST_MPI_IMPLEMENTATION)
@@ -3182,6 +3207,7 @@ typedef struct ct__mpi_state {
     MPI_Comm comm;
     MPI_Comm coll;              /* the point-to-point collectives' messages (apart from send/recv's tags) */
     int started_mpi;            /* this group called MPI_Init */
+    unsigned seq;               /* all_reduces started (the same on every rank): their tags */
 } ct__mpi_state;
 
 static int ct__mpi_err(const char *call, int rc) {
@@ -3232,6 +3258,12 @@ typedef struct ct__mpi_request {
     MPI_Datatype type;
     MPI_Op op;
     MPI_Request one;            /* (r for a single request) */
+    /* all_reduce point to point (ar: 1 ring, 2 direct exchange) */
+    int ar, W, R, step, nsteps, tag;
+    char *buf;                  /* the caller's buffer, reduced in place */
+    int64_t nel;                /* its elements */
+    size_t esize;
+    MPI_Comm comm;
 } ct__mpi_request;
 static ct__mpi_request *ct__mpi_req_n(int n) {
     ct__mpi_request *q = (ct__mpi_request *)malloc(sizeof *q);
@@ -3277,6 +3309,7 @@ static int ct__mpi_init(void **state, int *rank, int *world) {
     ct__mpi_state *s = (ct__mpi_state *)malloc(sizeof *s);
     if (!s) { ct_set_error(CT_ERR_MEMORY, "init_process_group: out of memory"); return -1; }
     s->started_mpi = 0;
+    s->seq = 0;
     if (!inited) {
         int provided = 0;
         int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
@@ -3307,11 +3340,109 @@ static void ct__mpi_shutdown(void *state, int broken) {
     if (s->started_mpi && !finalized) MPI_Finalize();
     free(s);
 }
+/* all_reduce on MPI_Isend / MPI_Irecv (Open MPI's MPI_Iallreduce, libnbc, moves on
+   round by round only inside MPI calls, with its own buffers: DDP's step spent most of
+   its time there). A buffer of at most CT__MPI_AR_DIRECT bytes: every rank sends it
+   to every peer at once and reduces the W copies in rank order. A larger one: a ring
+   (chunk c = elements [c*n/W, (c+1)*n/W)); reduce-scatter steps s = 0..W-2 send chunk
+   R-s to rank R+1 and reduce chunk R-s-1, received from R-1, into the buffer; after
+   them rank R holds chunk R+1 complete; all-gather steps t = 0..W-2 send chunk R+1-t
+   and receive chunk R-t in place. Chunk c is reduced along the ring from rank c, in
+   one order, on one rank: every rank gets the same bytes. Steps move on in test. */
+#ifndef CT__MPI_AR_DIRECT
+#define CT__MPI_AR_DIRECT 65536
+#endif
+static int64_t ct__mpi_ar_lo(const ct__mpi_request *q, int c) {   /* c in 0..W-1 */
+    return (int64_t)c * q->nel / q->W;
+}
+static int ct__mpi_ar_len(const ct__mpi_request *q, int c) {
+    return (int)(ct__mpi_ar_lo(q, c + 1) - ct__mpi_ar_lo(q, c));
+}
+/* posts step q->step's receive and send */
+static int ct__mpi_ar_post(ct__mpi_request *q) {
+    int R = q->R, W = q->W, s = q->step, next = (R + 1) % W, prev = (R - 1 + W) % W, rc;
+    int sc, rcv;                /* the chunks sent and received */
+    if (s < W - 1) { sc = R - s; rcv = R - s - 1; }
+    else { sc = R + 1 - (s - (W - 1)); rcv = R - (s - (W - 1)); }
+    sc = ((sc % W) + W) % W;
+    rcv = ((rcv % W) + W) % W;
+    void *into = s < W - 1 ? q->tmp : (void *)(q->buf + (size_t)ct__mpi_ar_lo(q, rcv) * q->esize);
+    rc = MPI_Irecv(into, ct__mpi_ar_len(q, rcv), q->type, prev, q->tag, q->comm, &q->r[0]);
+    if (rc != MPI_SUCCESS) return ct__mpi_err("all_reduce: MPI_Irecv", rc);
+    rc = MPI_Isend(q->buf + (size_t)ct__mpi_ar_lo(q, sc) * q->esize, ct__mpi_ar_len(q, sc), q->type, next, q->tag, q->comm,
+                   &q->r[1]);
+    if (rc != MPI_SUCCESS) return ct__mpi_err("all_reduce: MPI_Isend", rc);
+    return 0;
+}
 static int ct__mpi_all_reduce(void *state, void *buf, int64_t n, ct_dtype dt, ct_reduce_op op, void **req) {
     ct__mpi_state *s = (ct__mpi_state *)state;
     if (ct__mpi_count("all_reduce", n)) return -1;
-    CT__MPI_START("all_reduce: MPI_Iallreduce",
-                  MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, ct__mpi_type(dt), ct__mpi_op(op, dt), s->comm, r))
+    int R = 0, W = 1;
+    MPI_Comm_rank(s->coll, &R);
+    MPI_Comm_size(s->coll, &W);
+    size_t es = ct_dtype_size(dt), bytes = (size_t)n * es;
+    if (W == 1 || n == 0) { *req = NULL; return 0; }
+    int direct = bytes <= CT__MPI_AR_DIRECT || n < W;
+    ct__mpi_request *q = ct__mpi_req_n(direct ? 2 * (W - 1) : 2);
+    if (!q) return -1;
+    q->ar = direct ? 2 : 1;
+    q->W = W;
+    q->R = R;
+    q->buf = (char *)buf;
+    q->nel = n;
+    q->esize = es;
+    q->count = (int)n;
+    q->bytes = bytes;
+    q->type = ct__mpi_type(dt);
+    q->op = ct__mpi_op(op, dt);
+    q->comm = s->coll;
+    q->tag = 2 + (int)(s->seq++ % 30000u);    /* 0 and 1: all_gather, reduce_scatter; MPI_TAG_UB >= 32767 */
+    size_t tb = direct ? (size_t)W * bytes : (size_t)(n / W + 1) * es;
+    if (!(q->tmp = malloc(tb))) {
+        ct__mpi_req_free(q);
+        ct_set_error(CT_ERR_MEMORY, "all_reduce: out of memory (%zu bytes)", tb);
+        return -1;
+    }
+    if (direct) {               /* rank r's copy lands in tmp slot r */
+        int k = 0;
+        for (int j = 1; j < W; j++) {
+            int src = (R - j + W) % W;
+            int rc = MPI_Irecv((char *)q->tmp + (size_t)src * bytes, (int)n, q->type, src, q->tag, q->comm, &q->r[k++]);
+            if (rc != MPI_SUCCESS) return ct__mpi_p2p_fail(q, "all_reduce: MPI_Irecv", rc);
+        }
+        for (int j = 1; j < W; j++) {
+            int rc = MPI_Isend(buf, (int)n, q->type, (R + j) % W, q->tag, q->comm, &q->r[k++]);
+            if (rc != MPI_SUCCESS) return ct__mpi_p2p_fail(q, "all_reduce: MPI_Isend", rc);
+        }
+        q->nsteps = 1;
+    } else {
+        q->nsteps = 2 * (W - 1);
+        if (ct__mpi_ar_post(q)) { ct__mpi_req_free(q); return -1; }
+    }
+    *req = q;
+    return 0;
+}
+/* moves an all_reduce on: 0 and *done, or -1 (error set; q freed by the caller) */
+static int ct__mpi_ar_test(ct__mpi_request *q, int *done) {
+    for (;;) {
+        int rc = MPI_Testall(q->n, q->r, done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) return ct__mpi_err("all_reduce: MPI_Testall", rc);
+        if (!*done) return 0;
+        if (q->ar == 2) {       /* buf = copy 0 op copy 1 op ... (rank order) */
+            char *own = (char *)q->tmp + (size_t)q->R * q->bytes;
+            memcpy(own, q->buf, q->bytes);
+            memcpy(q->buf, q->tmp, q->bytes);
+            for (int r = 1; r < q->W && rc == MPI_SUCCESS; r++)
+                rc = MPI_Reduce_local((char *)q->tmp + (size_t)r * q->bytes, q->buf, q->count, q->type, q->op);
+        } else if (q->step < q->W - 1) {   /* the received partial chunk R-s-1 op= this rank's */
+            int c = ((q->R - q->step - 1) % q->W + q->W) % q->W;
+            rc = MPI_Reduce_local(q->tmp, q->buf + (size_t)ct__mpi_ar_lo(q, c) * q->esize, ct__mpi_ar_len(q, c), q->type, q->op);
+        }
+        if (rc != MPI_SUCCESS) return ct__mpi_err("all_reduce: MPI_Reduce_local", rc);
+        if (++q->step == q->nsteps) return 0;
+        *done = 0;
+        if (ct__mpi_ar_post(q)) return -1;
+    }
 }
 static int ct__mpi_broadcast(void *state, void *buf, int64_t n, ct_dtype dt, int root, void **req) {
     ct__mpi_state *s = (ct__mpi_state *)state;
@@ -3405,6 +3536,11 @@ static int ct__mpi_recv(void *state, void *buf, int64_t n, ct_dtype dt, int src,
 static int ct__mpi_test(void *state, void *req, int *done) {
     (void)state;
     ct__mpi_request *q = (ct__mpi_request *)req;
+    if (q->ar) {
+        if (ct__mpi_ar_test(q, done)) { ct__mpi_req_free(q); *done = 1; return -1; }
+        if (*done) ct__mpi_req_free(q);
+        return 0;
+    }
     int rc = q->n == 1 ? MPI_Test(q->r, done, MPI_STATUS_IGNORE)   /* a receive of the wrong size fails here */
                        : MPI_Testall(q->n, q->r, done, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) {
@@ -3422,15 +3558,30 @@ static int ct__mpi_test(void *state, void *req, int *done) {
     if (*done) ct__mpi_req_free(q);
     return 0;
 }
+/* the receive buffers of abandoned transfers: a late message may still land in them,
+   so they are never freed, but kept reachable (no leak report) to the end */
+static void **ct__mpi_kept;
+static size_t ct__mpi_nkept, ct__mpi_capkept;
+static void ct__mpi_keep(void *p) {
+    if (!p) return;
+    if (ct__mpi_nkept == ct__mpi_capkept) {
+        size_t nc = ct__mpi_capkept ? 2 * ct__mpi_capkept : 8;
+        void **nk = (void **)realloc(ct__mpi_kept, nc * sizeof *nk);
+        if (!nk) return;   /* (out of memory: then it is only never freed) */
+        ct__mpi_kept = nk;
+        ct__mpi_capkept = nc;
+    }
+    ct__mpi_kept[ct__mpi_nkept++] = p;
+}
 static void ct__mpi_abandon(void *state, void *req) {
     (void)state;
     /* the requests stay with MPI (collectives cannot be cancelled); the handle is dropped */
     ct__mpi_request *q = (ct__mpi_request *)req;
-    if (q) { q->tmp = NULL; ct__mpi_req_free(q); }   /* (a receive may still land in tmp: it is left to MPI) */
+    if (q) { ct__mpi_keep(q->tmp); q->tmp = NULL; ct__mpi_req_free(q); }
 }
 static const ct_dist_backend ct__dist_mpi = {
     "mpi", ct__mpi_init, ct__mpi_shutdown, ct__mpi_all_reduce, ct__mpi_broadcast, ct__mpi_all_gather,
-    ct__mpi_reduce_scatter, ct__mpi_barrier, ct__mpi_send, ct__mpi_recv, ct__mpi_test, ct__mpi_abandon, CT_CPU};
+    ct__mpi_reduce_scatter, ct__mpi_barrier, ct__mpi_send, ct__mpi_recv, ct__mpi_test, ct__mpi_abandon, CT_CPU, NULL};
 #if defined(CTENSOR_MPI) && defined(CTENSOR_DIST_IMPLEMENTATION)
 static const ct_dist_backend *ct__dist_mpi_backend(void) { return &ct__dist_mpi; }
 #endif
@@ -3724,6 +3875,7 @@ static int ct__nccl_test(void *state, void *req, int *done) {
     }
     return 0;
 }
+static int ct__nccl_device_index(void *state) { return ((ct__nccl_state *)state)->device; }
 static void ct__nccl_abandon(void *state, void *req) {
     ct__nccl_state *s = (ct__nccl_state *)state;
     /* a timeout: the communicator goes (its kernels may never finish otherwise) */
@@ -3735,7 +3887,8 @@ static void ct__nccl_abandon(void *state, void *req) {
 }
 static const ct_dist_backend ct__dist_nccl = {
     "nccl", ct__nccl_init, ct__nccl_shutdown, ct__nccl_all_reduce, ct__nccl_broadcast, ct__nccl_all_gather,
-    ct__nccl_reduce_scatter, ct__nccl_barrier, ct__nccl_send, ct__nccl_recv, ct__nccl_test, ct__nccl_abandon, CT_CUDA};
+    ct__nccl_reduce_scatter, ct__nccl_barrier, ct__nccl_send, ct__nccl_recv, ct__nccl_test, ct__nccl_abandon, CT_CUDA,
+    ct__nccl_device_index};
 #if defined(CTENSOR_NCCL) && defined(CTENSOR_DIST_IMPLEMENTATION)
 static const ct_dist_backend *ct__dist_nccl_backend(void) { return &ct__dist_nccl; }
 #endif

@@ -9,6 +9,9 @@ if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$BIN" ]; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# two emulated GPUs per process: rank r's group takes cuda:r (its node-local rank), so
+# the tests can put parameters on the other one (the device-mismatch errors)
+export CT_EMU_DEVICES=${CT_EMU_DEVICES:-2}
 t0=$(date +%s)
 out=$(timeout 120 mpirun --oversubscribe -np 2 "$BIN" --nccl 2>&1); rc=$?
 last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)

@@ -2,7 +2,9 @@
    mpirun --oversubscribe on loopback:
      collectives  (-np 2 and -np 4) every collective, dtype and reduce op against the
                   result computed here from every rank's input (integer-valued data:
-                  exact), async handles overlapping compute, send/recv in a ring
+                  exact), async handles overlapping compute, all_reduce's point-to-point
+                  paths (direct exchange and ring, several in flight; random floats;
+                  the same bytes on every rank), send/recv in a ring
      train        (-np 2) DDP (SGD with momentum; several buckets; no_sync
                   accumulation) and DDP + ZeRO-1 (Adam) against one process training
                   the same float64 model on the whole global batch: equal within
@@ -152,6 +154,52 @@ TEST(test_async_overlap) {
         CHECK_CLOSE(ct_item(ct_sum(ts[k])), 1000 * e, 0);
     }
     (void)polls;
+}
+
+/* all_reduce on point-to-point messages: the direct exchange (small buffers, fewer
+   elements than ranks) and the ring (larger ones; chunks of unequal size when W does
+   not divide n), several in flight at once: the reduction against one computed here
+   from every rank's input (random floats: summed in another order, so within float
+   tolerance), and every rank's result equal to rank 0's bit for bit */
+static ct_tensor *ar_input(ct_dtype dt, int r, int64_t n) {
+    ct_manual_seed(1000 + (uint64_t)r);
+    ct_tensor *t = ct_sub(ct_mul(ct_rand(CT_FLOAT64, n), ct_scalar_tensor(200, CT_FLOAT64)), ct_scalar_tensor(100, CT_FLOAT64));
+    return ct_to(dt == CT_INT32 ? ct_round(t) : t, dt);
+}
+static int same_on_every_rank(const ct_tensor *t) {
+    ct_tensor *c = ct_clone(t);
+    int ok = ct_dist_broadcast(c, 0, NULL, NULL) == CT_OK && ct_equal(c, t) == 1;
+    ct_tensor *f = ct_scalar_tensor(ok, CT_INT64);
+    ct_dist_all_reduce(f, CT_REDUCE_MIN, NULL, NULL);
+    return (int)ct_item_int(f);
+}
+TEST(test_all_reduce_p2p) {
+    const int64_t ns[] = {1, (int64_t)W - 1, 1000, 16385, 100003, (1 << 18) + 3};
+    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_INT32, CT_FLOAT32, CT_FLOAT64, CT_FLOAT32};
+    const ct_reduce_op ops[] = {CT_REDUCE_SUM, CT_REDUCE_AVG, CT_REDUCE_MAX, CT_REDUCE_MIN, CT_REDUCE_SUM, CT_REDUCE_AVG};
+    enum { K = 6 };
+    ct_tensor *ts[K];
+    ct_work *ws[K];
+    for (int k = 0; k < K; k++) {   /* all in flight, waited in reverse order */
+        ts[k] = ar_input(dts[k], R, ns[k]);
+        ws[k] = NULL;
+        CHECK_EQ_INT(ct_dist_all_reduce(ts[k], ops[k], NULL, &ws[k]), CT_OK);
+    }
+    for (int k = K - 1; k >= 0; k--) CHECK_EQ_INT(ct_work_wait(ws[k]), CT_OK);
+    for (int k = 0; k < K; k++) {
+        ct_tensor *ref = ct_to(ar_input(dts[k], 0, ns[k]), CT_FLOAT64);
+        for (int r = 1; r < W; r++) {
+            ct_tensor *x = ct_to(ar_input(dts[k], r, ns[k]), CT_FLOAT64);
+            ref = ops[k] == CT_REDUCE_MAX ? ct_maximum(ref, x) : ops[k] == CT_REDUCE_MIN ? ct_minimum(ref, x) : ct_add(ref, x);
+        }
+        if (ops[k] == CT_REDUCE_AVG) ref = ct_div(ref, ct_scalar_tensor(W, CT_FLOAT64));
+        CHECK(ct_allclose(ct_to(ts[k], CT_FLOAT64), ref, dts[k] == CT_FLOAT32 ? 1e-5 : 1e-12, 1e-4) == 1);
+        CHECK(same_on_every_rank(ts[k]));
+    }
+    /* blocking, in place on a view's storage: a row of a matrix */
+    ct_tensor *m = ar_input(CT_FLOAT32, R, 3 * 40000), *m2 = ct_view(m, 3, 40000), *row = ct_select(m2, 0, 1);
+    CHECK_EQ_INT(ct_dist_all_reduce(row, CT_REDUCE_SUM, NULL, NULL), CT_OK);
+    CHECK(same_on_every_rank(row));
 }
 
 /* send/recv around a ring, async send and blocking receive */
@@ -711,6 +759,7 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "collectives")) {
         RUN(test_collectives);
         RUN(test_async_overlap);
+        RUN(test_all_reduce_p2p);
         RUN(test_send_recv);
     } else if (!strcmp(mode, "train")) {
         RUN(test_ddp);

@@ -14,10 +14,15 @@
    float32 bit for bit on exact (dyadic) data; bfloat16 mixed precision in each
    strategy, with and without offload, against the same by hand on the device; FSDP's
    device errors (host parameters for "nccl", parameters on two devices, CUDA ones for
-   "single", a SHARDED dict of another shape).
+   "single", a SHARDED dict of another shape; with two emulated devices, parameters
+   and tensors on another GPU than the group's, for FSDP, DDP and all_reduce);
+   examples/fsdp_train.c's CUDA mode (--cuda: minGPT on the device), tiny, its loss falls.
    Rank 0 prints the sum of every rank's "N passed, N failed". */
 #ifndef CT_TEST_DIST_NCCL_H
 #define CT_TEST_DIST_NCCL_H
+
+#define FSDP_TRAIN_NO_MAIN   /* examples/fsdp_train.c's model and loop: its CUDA mode on the "nccl" group */
+#include "../../examples/fsdp_train.c"
 
 static int NR, NW;   /* rank, world size */
 static ct_device NDEV;
@@ -437,13 +442,33 @@ TEST(test_nccl_fsdp_errors) {
     CHECK_ERR(ct_fsdp_new(host, NULL, NULL), CT_ERR_DEVICE,
               "FullyShardedDataParallel: the nccl backend needs the parameters on a CUDA device (got them on cpu)");
     ct_module *two = ct_nn_sequential(ct_module_to(ct_nn_linear(3, 4), NDEV), ct_nn_linear(4, 2));
-    char want[160];
+    char want[256];
     char dn[24];
     snprintf(want, sizeof want, "FullyShardedDataParallel: the parameters must all be on one device (got %s and cpu)",
              ct_device_str(NDEV, dn, sizeof dn));
     CHECK_ERR(ct_fsdp_new(two, NULL, NULL), CT_ERR_DEVICE, want);
     /* the modules are untouched by the refusals */
     CHECK(ct_module_get(two, "0.weight")->device.type == CT_CUDA && ct_module_get(two, "1.weight")->device.type == CT_CPU);
+    /* CUDA parameters on another GPU than the group's (tests/dist/run_nccl.sh emulates
+       two devices: rank r's group is on cuda:r) */
+    if (ct_cuda_device_count() > 1) {
+        char on[24];
+        ct_device other = ct_cuda((NDEV.index + 1) % ct_cuda_device_count());
+        ct_device_str(other, on, sizeof on);
+        ct_module *elsewhere = ct_module_to(n_mlp3(3), other);
+        snprintf(want, sizeof want,
+                 "FullyShardedDataParallel: the parameters are on %s, but this rank's nccl group uses %s (move the module "
+                 "there first, as PyTorch's device_id)", on, dn);
+        CHECK_ERR(ct_fsdp_new(elsewhere, NULL, NULL), CT_ERR_DEVICE, want);
+        CHECK(ct_module_get(elsewhere, "0.weight")->device.index == other.index);
+        snprintf(want, sizeof want, "DistributedDataParallel: a parameter is on %s, but this rank's nccl group uses %s", on, dn);
+        CHECK_ERR(ct_ddp_new(elsewhere, NULL, NULL), CT_ERR_DEVICE, want);
+        ct_tensor *t = ct_ones_on(other, CT_FLOAT32, 4);
+        snprintf(want, sizeof want, "all_reduce: the tensor is on %s, but this rank's nccl group uses %s", on, dn);
+        CHECK_ERR(ct_dist_all_reduce(t, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_DEVICE, want);
+        ct_module_free(elsewhere);
+    } else
+        printf("note: one emulated device: the other-GPU errors are not tested (CT_EMU_DEVICES=2)\n");
     /* a CUDA model with a group that moves host tensors */
     ct_process_group *single = ct_dist_init_process_group("single", NULL);
     CHECK(single != NULL);
@@ -474,6 +499,18 @@ TEST(test_nccl_fsdp_errors) {
     ct_module_free(dev);
 }
 
+/* examples/fsdp_train.c (minGPT under FSDP) in a tiny configuration on the "nccl"
+   group: the model and batches on this rank's device; its loss falls */
+TEST(test_nccl_gpt_example) {
+    char *args[] = {(char *)"fsdp_train", (char *)"3", (char *)"--cuda", (char *)"--layers", (char *)"1", (char *)"--embd", (char *)"16"};
+    fsdp_train_result res = {0, 0, 0, 0};
+    CHECK_EQ_INT(fsdp_train_run(7, args, NULL, 1, &res), 0);
+    CHECK_EQ_INT(res.steps, 3);
+    CHECK(res.first_loss > 3.0 && res.first_loss < 6.0);   /* about log(96) at the start */
+    CHECK(res.last_loss < res.first_loss - 0.05);
+    if (NR == 0) printf("# gpt on the device: loss %.4f -> %.4f\n", res.first_loss, res.last_loss);
+}
+
 static int nccl_main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -491,6 +528,7 @@ static int nccl_main(void) {
     RUN(test_nccl_fsdp_no_shard_exact);
     RUN(test_nccl_fsdp_mixed);
     RUN(test_nccl_fsdp_errors);
+    RUN(test_nccl_gpt_example);
     CHECK_EQ_INT(ct_live_tensors(), live0);
     int64_t counts[2] = {ct_t_pass, ct_t_fail};
     int rc = MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
