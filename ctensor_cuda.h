@@ -503,6 +503,27 @@ CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_pac
 CTENSOR_API ct_q_conv_packed *ct_cuda_q_conv_packed_to(const ct_q_conv_packed *w, ct_device dev);
 #endif
 
+/* ============================================================================
+   Nested (packed) batches on the device (when ctensor_nn.h is included before
+   this header)
+   ========================================================================== */
+#ifdef CTENSOR_NN_H_INCLUDED
+/* ct_nested_from_mask on the device: padded [B, S, d] and its key padding mask
+   [B, S] (bool, true at padding, each row's real tokens first) on one CUDA
+   device; out->values [total_tokens, d], out->lengths (int64 [B]) and
+   *offsets (int64 [B + 1]: sequence b on rows offsets[b] .. offsets[b + 1],
+   what the fused encoder layer's nested mode takes) on that device,
+   scope-managed. The lengths, the left-alignment check, their prefix sum and
+   the gather run in kernels; one read-back of six integers (the total, to
+   size values; the first bad row, for the CPU's error message). */
+CTENSOR_API ct_status ct_cuda_nested_from_mask(const ct_tensor *padded, const ct_tensor *key_padding_mask, ct_nested *out, ct_tensor **offsets);
+/* ct_nested_to_padded on the device: [B, max_len, d] from a nested batch on a
+   CUDA device (ct_cuda_nested_from_mask's, or an encoder's output), padded
+   positions padding_value; the lengths are checked as the CPU checks them (one
+   read-back). */
+CTENSOR_API ct_tensor *ct_cuda_nested_to_padded(const ct_nested *n, double padding_value);
+#endif
+
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
    program loads (and before any ctensor_cuda.h function); calling it is harmless.
    It makes no CUDA call: a program without a GPU pays nothing. */
@@ -9038,6 +9059,67 @@ static unsigned ct__cu_q_blocks(int64_t n) {
     int64_t b = (n + CT__CU_THREADS - 1) / CT__CU_THREADS;
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
+/* The int8 GEMM of every int8 op here, through cuBLASLt: for g < G,
+   acc_g^T (Np x M, ld Np, column-major) = W_g (Np x Kp: the transpose of the
+   column-major Kp x Np) A_g^T (Kp x M), i.e. acc_g[m][n] = sum_k A_g[m][k]
+   W_g[n][k] in int32 (CUDA_R_8I inputs, CUBLAS_COMPUTE_32I, scale CUDA_R_32I,
+   "TN": the int8 layout cuBLASLt requires). W_g = W + g wstride, A_g = A + g
+   astride, acc_g = acc + g cstride. cuBLASLt's int8 constraints are the
+   callers' layout: Kp and Np (the leading dimensions) multiples of 4, every
+   pointer 4-byte aligned (the strides keep that), 16-byte aligned where
+   possible (the allocator's blocks; ct__cu_q_aligned below copies a packed
+   weight that is not). *what names the failed call. */
+static cublasStatus_t ct__cu_q_lt_gemm(int dev, int64_t G, const int8_t *W, int64_t wstride, const int8_t *A, int64_t astride, int32_t *acc,
+                                       int64_t cstride, int64_t Kp, int64_t Np, int64_t M, const char **what) {
+    std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cublasLtMatmulDesc_t desc = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+    int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
+#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) *what = #call; } while (0)
+    if (!ct__cu_lt[dev]) {
+        CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
+        if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+    }
+    CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)Kp, (uint64_t)Np, Kp));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)Kp, (uint64_t)M, Kp));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)Np, (uint64_t)M, Np));
+    for (int64_t g = 0; g < G && s == CUBLAS_STATUS_SUCCESS; g++) {
+        int32_t *accg = acc + g * cstride;
+        CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, W + g * wstride, la, A + g * astride, lb, &zero, accg, lc, accg, lc, NULL, NULL, 0,
+                                 ct__cu_cur_stream()));
+    }
+#undef CT__CU_LT
+    if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
+    if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
+    if (la) (void)cublasLtMatrixLayoutDestroy(la);
+    if (desc) (void)cublasLtMatmulDescDestroy(desc);
+    return s;
+}
+/* A packed weight's bytes at a 16-byte aligned address: its own data when they
+   are (a packed weight made by ct_cuda_q_*_packed_to always is), else a copy
+   into a fresh allocator block (*tmp, released by the caller): the op's inputs
+   are plain tensors, and a view of one at an odd offset must neither fault
+   (the conv's doubles) nor be refused by cuBLASLt. NULL: error set. */
+static const int8_t *ct__cu_q_aligned(const char *op, const ct_tensor *pk, ct_tensor **tmp) {
+    *tmp = NULL;
+    const int8_t *p = (const int8_t *)ct__ptr(pk);
+    if ((uintptr_t)p % 16 == 0) return p;
+    int64_t n = pk->shape[0];
+    ct_tensor *t = ct__alloc(CT_INT8, 1, &n, NULL, pk->device);
+    if (!t) return NULL;
+    cudaError_t e = cudaMemcpyAsync(ct__ptr(t), p, (size_t)n, cudaMemcpyDeviceToDevice, ct__cu_cur_stream());
+    if (e != cudaSuccess) {
+        ct__decref(t);
+        ct__cu_fail(op, e);
+        return NULL;
+    }
+    *tmp = t;
+    return (const int8_t *)ct__ptr(t);
+}
 /* a[m, k] = x[m, k] - 128 for k < K, 0 for K <= k < Kp: the quint8 codes as int8 */
 __global__ void ct__cu_q_prep_kernel(const uint8_t *x, int8_t *a, int64_t M, int64_t K, int64_t Kp) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * Kp; i += (int64_t)gridDim.x * blockDim.x) {
@@ -9045,10 +9127,23 @@ __global__ void ct__cu_q_prep_kernel(const uint8_t *x, int8_t *a, int64_t M, int
         a[i] = k < K ? (int8_t)((int)x[m * K + k] - 128) : (int8_t)0;
     }
 }
-/* the CPU path's epilogue (ctensor_quant.h's ct__qg_requant), one output a thread */
-__global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8_t *y, int64_t M, int64_t N, int64_t K, const int32_t *colsum,
-                                        const float *wscale, const int32_t *wzp, int per_channel, const float *bias, float a_scale,
-                                        int32_t a_zp, float inv, float ozp, float lo) {
+/* a quint8 code as ct__qg_requant makes it (v / scale as v * inv, clamped,
+   rounded half to even, the zero point added, clamped to [lo, 255]), one
+   rounding an operation (no FMA contraction), as a float */
+__device__ __forceinline__ float ct__cu_q_round(float v, float inv, float zp, float lo) {
+    float t = __fmul_rn(v, inv);
+    t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
+    t = t < 1024.f ? t : 1024.f;
+    t = __fadd_rn(rintf(t), zp);
+    t = t > lo ? t : lo;
+    return t < 255.f ? t : 255.f;
+}
+/* the CPU path's epilogue (ctensor_quant.h's ct__qg_run), one output a thread:
+   v = float(sum a w - corrections) * (a_scale w_scale) + bias; yf (float32,
+   quantized::linear_dynamic) gets v, else y (quint8) its requantised code */
+__global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8_t *y, float *yf, int64_t M, int64_t N, int64_t K,
+                                        const int32_t *colsum, const float *wscale, const int32_t *wzp, int per_channel, const float *bias,
+                                        float a_scale, int32_t a_zp, float inv, float ozp, float lo) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * N; i += (int64_t)gridDim.x * blockDim.x) {
         int64_t m = i / N, n = i % N, ch = per_channel ? n : 0;
         uint32_t ar = (uint32_t)acc[m * ldacc + n] + 128u * (uint32_t)colsum[n];
@@ -9057,19 +9152,113 @@ __global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8
         uint32_t corr = (uint32_t)a_zp * (uint32_t)colsum[n] - (uint32_t)K * (uint32_t)a_zp * wz;
         float mult = __fmul_rn(a_scale, wscale[ch]);
         float v = __fadd_rn(__fmul_rn((float)(int32_t)(ar - corr - wz * rs), mult), bias[n]);
-        float t = __fmul_rn(v, inv);
-        t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
-        t = t < 1024.f ? t : 1024.f;
-        t = __fadd_rn(rintf(t), ozp);
-        t = t > lo ? t : lo;
-        t = t < 255.f ? t : 255.f;
-        y[i] = (uint8_t)(int32_t)t;
+        if (yf) yf[i] = v;
+        else y[i] = (uint8_t)(int32_t)ct__cu_q_round(v, inv, ozp, lo);
     }
 }
+/* ---- the dynamic Linear's activation (quantized::linear_dynamic) ----
+   x's range: per block the minimum and maximum of its grid-stride share, NaNs
+   skipped (part[2 b], part[2 b + 1]); one block folds the parts into r[0] and
+   r[1], and r[2] = x[0] (the CPU's scan starts there: a NaN first value stays
+   its minimum and maximum, an error of the choice of parameters) */
+__device__ void ct__cu_qd_fold(float *smn, float *smx, float mn, float mx) {
+    const int t = (int)threadIdx.x;
+    smn[t] = mn;
+    smx[t] = mx;
+    __syncthreads();
+    for (int h = CT__CU_THREADS / 2; h > 0; h >>= 1) {
+        if (t < h) {
+            smn[t] = smn[t + h] < smn[t] ? smn[t + h] : smn[t];
+            smx[t] = smx[t + h] > smx[t] ? smx[t + h] : smx[t];
+        }
+        __syncthreads();
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_qd_minmax_kernel(const float *x, int64_t n, float *part) {
+    __shared__ float smn[CT__CU_THREADS], smx[CT__CU_THREADS];
+    float mn = INFINITY, mx = -INFINITY;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        float v = x[i];
+        mn = v < mn ? v : mn;   /* a NaN compares false: skipped */
+        mx = v > mx ? v : mx;
+    }
+    ct__cu_qd_fold(smn, smx, mn, mx);
+    if (threadIdx.x == 0) {
+        part[2 * blockIdx.x] = smn[0];
+        part[2 * blockIdx.x + 1] = smx[0];
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_qd_range_kernel(const float *part, int64_t nb, const float *x, float *r) {
+    __shared__ float smn[CT__CU_THREADS], smx[CT__CU_THREADS];
+    float mn = INFINITY, mx = -INFINITY;
+    for (int64_t b = threadIdx.x; b < nb; b += blockDim.x) {
+        mn = part[2 * b] < mn ? part[2 * b] : mn;
+        mx = part[2 * b + 1] > mx ? part[2 * b + 1] : mx;
+    }
+    ct__cu_qd_fold(smn, smx, mn, mx);
+    if (threadIdx.x == 0) {
+        r[0] = smn[0];
+        r[1] = smx[0];
+        r[2] = x[0];
+    }
+}
+/* a[m, k] = x[m, k]'s quint8 code (1 / scale = inv, zero point zp) - 128 for
+   k < K, 0 for K <= k < Kp */
+__global__ void ct__cu_qd_quant_kernel(const float *x, int8_t *a, int64_t M, int64_t K, int64_t Kp, float inv, float zp) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * Kp; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t m = i / Kp, k = i % Kp;
+        a[i] = k < K ? (int8_t)((int32_t)ct__cu_q_round(x[m * K + k], inv, zp, 0.f) - 128) : (int8_t)0;
+    }
+}
+/* the dynamic parameters of x (n values, contiguous, on device dev): its range
+   on the device, read back (12 bytes, one stream synchronisation), then the
+   CPU path's own choice (ct_q_choose_qparams to quint8 [0, 255], reduce_range
+   as asked), so the parameters and the errors (an infinite or NaN range) are
+   the CPU's. Inside the op's device guard. */
+static int ct__cu_qd_params(const char *op, ct_device dev, const float *x, int64_t n, int reduce_range, double *sc, int64_t *zp) {
+    float r[3] = {0.f, 0.f, 0.f};   /* no values: the CPU's range [0, 0] */
+    if (n > 0) {
+        int64_t nb = (n + CT__CU_THREADS - 1) / CT__CU_THREADS, cap = 4 * (int64_t)ct__cu_sms(dev.index);
+        nb = nb < cap ? nb : cap;
+        int64_t len = 2 * nb + 3;
+        ct_tensor *buf = ct__alloc(CT_FLOAT32, 1, &len, NULL, dev);
+        if (!buf) return -1;
+        float *bp = (float *)ct__ptr(buf);
+        CT__CU_LAUNCH((unsigned)nb, CT__CU_THREADS, (x, n, bp), ct__cu_qd_minmax_kernel);
+        int rc = ct__cu_launched(op);
+        if (!rc) {
+            CT__CU_LAUNCH(1, CT__CU_THREADS, (bp, nb, x, bp + 2 * nb), ct__cu_qd_range_kernel);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc) {
+            cudaError_t e = cudaMemcpyAsync(r, bp + 2 * nb, sizeof r, cudaMemcpyDeviceToHost, ct__cu_cur_stream());
+            if (e == cudaSuccess) e = cudaStreamSynchronize(ct__cu_cur_stream());
+            if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+        }
+        ct__decref(buf);
+        if (rc) return -1;
+        if (r[2] != r[2]) r[0] = r[1] = r[2];
+    }
+    if (ct_q_choose_qparams(r[0], r[1], 0, 255, 0, reduce_range, sc, zp)) {
+        char why[256];   /* (the message is formatted into the buffer ct_last_error reads) */
+        snprintf(why, sizeof why, "%s", ct_last_error());
+        return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, why);
+    }
+    return 0;
+}
+/* inputs of the three Linear ops (x, packed, col_sums, scales, zero_points, bias0),
+   their CPU table's, with the device's packed layout (ct_cuda_q_linear_packed_to) */
 static int ct__cu_q_meta_linear(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
+    int dyn = c->op == CT__QOP(Q_LINEAR_DYNAMIC);
     const ct_tensor *x = c->in[0], *pk = c->in[1], *cs = c->in[2], *sc = c->in[3], *zp = c->in[4], *b = c->in[5];
     int64_t K = c->a->i[0];
+    for (int i = 1; i < 6; i++)
+        if (!ct_device_eq(c->in[i]->device, x->device)) {
+            char bx[32], bw[32];
+            return ct__failed(CT_ERR_DEVICE, "%s: the input (on %s) and the packed weight (on %s) must be on one device (move the weight with "
+                              "ct_cuda_q_linear_packed_to)", op, ct_device_str(x->device, bx, sizeof bx), ct_device_str(c->in[i]->device, bw, sizeof bw));
+        }
     if (cs->dtype != CT_INT32 || cs->ndim != 1 || pk->dtype != CT_INT8 || pk->ndim != 1 || K < 0 || !ct__is_contig(pk) || !ct__is_contig(cs) ||
         !ct__is_contig(sc) || !ct__is_contig(zp) || !ct__is_contig(b) || K > INT32_MAX || cs->shape[0] > INT32_MAX - 4)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
@@ -9077,14 +9266,19 @@ static int ct__cu_q_meta_linear(ct__call *c) {
     if (pk->shape[0] != CT__CU_Q_R4(N + 1) * CT__CU_Q_R4(K) || sc->dtype != CT_FLOAT32 || sc->ndim != 1 || (sc->shape[0] != 1 && sc->shape[0] != N) ||
         zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 || b->shape[0] != N)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
-    if (x->dtype != CT_QUINT8 || !x->qparams)
-        return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
-    if (x->qparams->nchannels)
-        return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
-    if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    if (dyn) {
+        if (x->dtype != CT_FLOAT32)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be float32 (dynamic quantization), got %s", op, CT__DTNAME(x->dtype));
+    } else {
+        if (x->dtype != CT_QUINT8 || !x->qparams)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
+        if (x->qparams->nchannels)
+            return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
+        if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    }
     if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
         return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K, CT__SHAPE(x));
-    if (!ct__is_contig(x))
+    if (!dyn && !ct__is_contig(x))   /* (a float input is made contiguous by the kernel) */
         return ct__failed(CT_ERR_UNSUPPORTED, "%s: the input must be contiguous on CUDA (got strides of a view)", op);
     int64_t M = 1;
     for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
@@ -9093,20 +9287,21 @@ static int ct__cu_q_meta_linear(ct__call *c) {
     int64_t shape[CT_MAX_DIMS];
     for (int d = 0; d + 1 < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim - 1] = N;
-    ct__out_new(c, CT_QUINT8, x->ndim, shape);
+    ct__out_new(c, dyn ? CT_FLOAT32 : CT_QUINT8, x->ndim, shape);
     return 0;
 }
-static int ct__cu_q_k_linear(ct__call *c) {
-    const char *op = CT__CU_OPNAME(c);
-    const ct_tensor *x = c->in[0];
-    ct_tensor *y = c->out[0];
-    int64_t K = c->a->i[0], N = c->in[2]->shape[0], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), M = 1;
+/* The Linear ops' device work: x [M, K] (contiguous; float32 when dyn, else
+   quint8), w = (packed, col_sums, scales, zero_points, bias0) on x's device,
+   a: the op's attributes; y [M, N] (float32 when dyn, else quint8), or NULL to
+   stop after the product. acc_keep (tests): when not NULL, the int32 product
+   acc [M, Np] (acc[m][n] = sum_k (a[m][k] - 128) W[n][k], column N the
+   activations' sums) comes back there, and the activation's parameters in
+   xs / xzp. */
+static int ct__cu_q_linear_run(const char *op, int dyn, int relu, const ct_tensor *x, ct_tensor *const *w, const ct__attrs *at, ct_tensor *y,
+                               ct_tensor **acc_keep, double *xs, int64_t *xzp) {
+    int64_t K = at->i[0], N = w[1]->shape[0], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), M = 1;
     for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
-    ct_qparams *qp = ct_qparams_per_tensor(c->a->s[0], c->a->i[1], CT_PER_TENSOR_AFFINE);
-    if (!qp) return -1;
-    ct_status qst = ct_set_qparams(y, qp);
-    ct_qparams_release(qp);
-    if (qst != CT_OK) return -1;
+    if (acc_keep) *acc_keep = NULL;
     if (M == 0 || N == 0) return 0;
     int dev = x->device.index, rc = 0;
     int64_t na = M * (Kp ? Kp : 1), nacc = M * Np;
@@ -9117,56 +9312,70 @@ static int ct__cu_q_k_linear(ct__call *c) {
     }
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     const char *what = NULL;
+    double a_scale = dyn ? 0.0 : x->qparams->scale;
+    int64_t a_zp = dyn ? 0 : x->qparams->zero_point;
     {
         ct__cu_guard guard(dev, op);
         if (!guard.ok) rc = -1;
+        if (!rc && dyn) rc = ct__cu_qd_params(op, x->device, (const float *)ct__ptr(x), M * K, (at->flags & 1) != 0, &a_scale, &a_zp);
         if (!rc && Kp == 0) {   /* no products: the sums are 0 */
             cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
             if (e != cudaSuccess) rc = ct__cu_fail(op, e);
         } else if (!rc) {
-            CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp), ct__cu_q_prep_kernel);
+            if (dyn) {   /* the CPU's codes: x * (1 / scale) rounded, + zero point (ct__qg_requant with lo 0) */
+                CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const float *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp,
+                                                                        1.0f / (float)a_scale, (float)a_zp), ct__cu_qd_quant_kernel);
+            } else {
+                CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp), ct__cu_q_prep_kernel);
+            }
             rc = ct__cu_launched(op);
         }
         if (!rc && Kp) {
-            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
-            cublasLtMatmulDesc_t desc = NULL;
-            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
-#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
-            if (!ct__cu_lt[dev]) {
-                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
-                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+            ct_tensor *wtmp = NULL;
+            const int8_t *W = ct__cu_q_aligned(op, w[0], &wtmp);
+            if (!W) rc = -1;
+            else {
+                s = ct__cu_q_lt_gemm(dev, 1, W, 0, (const int8_t *)ct__ptr(a), 0, (int32_t *)ct__ptr(acc), 0, Kp, Np, M, &what);
+                if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
             }
-            /* acc^T (Np x M, ld Np, column-major) = W (Np x Kp: the transpose of the column-major Kp x Np) A_s^T (Kp x M) */
-            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)Kp, (uint64_t)Np, Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)Kp, (uint64_t)M, Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)Np, (uint64_t)M, Np));
-            CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, ct__ptr(c->in[1]), la, ct__ptr(a), lb, &zero, ct__ptr(acc), lc, ct__ptr(acc), lc,
-                                     NULL, NULL, 0, ct__cu_cur_stream()));
-#undef CT__CU_LT
-            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
-            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
-            if (la) (void)cublasLtMatrixLayoutDestroy(la);
-            if (desc) (void)cublasLtMatmulDescDestroy(desc);
-            if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
+            if (wtmp) ct__decref(wtmp);
         }
-        if (!rc) {
-            const ct_qparams *xq = x->qparams;
+        if (!rc && y) {
             CT__CU_LAUNCH(ct__cu_q_blocks(M * N), CT__CU_THREADS,
-                          ((const int32_t *)ct__ptr(acc), Np, (uint8_t *)ct__ptr(y), M, N, K, (const int32_t *)ct__ptr(c->in[2]),
-                           (const float *)ct__ptr(c->in[3]), (const int32_t *)ct__ptr(c->in[4]), (int)(c->in[3]->shape[0] > 1),
-                           (const float *)ct__ptr(c->in[5]), (float)xq->scale, (int32_t)xq->zero_point, 1.0f / (float)c->a->s[0],
-                           (float)c->a->i[1], c->op == CT__QOP(Q_LINEAR_RELU) ? (float)c->a->i[1] : 0.f),
+                          ((const int32_t *)ct__ptr(acc), Np, dyn ? (uint8_t *)NULL : (uint8_t *)ct__ptr(y), dyn ? (float *)ct__ptr(y) : (float *)NULL,
+                           M, N, K, (const int32_t *)ct__ptr(w[1]), (const float *)ct__ptr(w[2]), (const int32_t *)ct__ptr(w[3]),
+                           (int)(w[2]->shape[0] > 1), (const float *)ct__ptr(w[4]), (float)a_scale, (int32_t)a_zp,
+                           dyn ? 0.f : 1.0f / (float)at->s[0], dyn ? 0.f : (float)at->i[1], relu ? (float)at->i[1] : 0.f),
                           ct__cu_q_requant_kernel);
             rc = ct__cu_launched(op);
         }
     }
     ct__decref(a);   /* the allocator keeps the blocks for the stream's later work */
-    ct__decref(acc);
+    if (!rc && acc_keep) {
+        *acc_keep = acc;
+        if (xs) *xs = a_scale;
+        if (xzp) *xzp = a_zp;
+    } else {
+        ct__decref(acc);
+    }
     if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
+    return rc;
+}
+static int ct__cu_q_k_linear(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    int dyn = c->op == CT__QOP(Q_LINEAR_DYNAMIC);
+    ct_tensor *y = c->out[0];
+    if (!dyn) {
+        ct_qparams *qp = ct_qparams_per_tensor(c->a->s[0], c->a->i[1], CT_PER_TENSOR_AFFINE);
+        if (!qp) return -1;
+        ct_status qst = ct_set_qparams(y, qp);
+        ct_qparams_release(qp);
+        if (qst != CT_OK) return -1;
+    }
+    ct_tensor *x = dyn ? ct__contig_ref(c->in[0]) : ct__incref(c->in[0]);
+    if (!x) return -1;
+    int rc = ct__cu_q_linear_run(op, dyn, c->op == CT__QOP(Q_LINEAR_RELU), x, c->in + 1, c->a, y, NULL, NULL, NULL);
+    ct__decref(x);
     return rc;
 }
 /* the arguments of ct_cuda_q_{linear,conv}_packed_to: a packed weight and a CUDA device */
@@ -9376,7 +9585,11 @@ static int ct__cu_qc_k(ct__call *c) {
     q.OH = y->shape[2]; q.OW = y->shape[3];
     q.K = q.Cg * q.kh * q.kw; q.Kp = CT__CU_Q_R4(q.K); q.Np = CT__CU_Q_R4(q.Og + 1); q.M = q.N * q.OH * q.OW;
     int dev = x->device.index, rc = 0;
-    const int8_t *pkp = (const int8_t *)ct__ptr(pk);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    ct_tensor *ptmp = NULL;   /* the packed bytes 16-byte aligned: its doubles and cuBLASLt's operand */
+    const int8_t *pkp = ct__cu_q_aligned(op, pk, &ptmp);
+    if (!pkp) return -1;
     const int64_t soff = CT__CU_QC_R8(ct__cu_qc_wbytes(q.G, q.Og, q.K));
     const ct_qparams *xq = x->qparams;
     const float *bp = b ? (const float *)ct__ptr(b) : (const float *)NULL;
@@ -9384,26 +9597,25 @@ static int ct__cu_qc_k(ct__call *c) {
     const int32_t *wzp = (const int32_t *)(const void *)(pkp + soff + 8 * q.O);
     const int pc = w->qparams->nchannels != 0, relu = c->op == CT__QOP(QCONV2D_RELU);
     if (q.Cg == 1 && q.Og == 1) {   /* depthwise: the direct kernel (no G small products) */
-        ct__cu_guard guard(dev, op);
-        if (!guard.ok) return -1;
         CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
                       ((const uint8_t *)ct__ptr(x), pkp, (uint8_t *)ct__ptr(y), q, wsc, wzp, pc, bp, xq->scale, (int32_t)xq->zero_point,
                        1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
                       ct__cu_qc_dw_kernel);
-        return ct__cu_launched(op);
+        rc = ct__cu_launched(op);
+        if (ptmp) ct__decref(ptmp);
+        return rc;
     }
     int64_t na = q.G * q.M * (q.Kp ? q.Kp : 1), nacc = q.G * q.M * q.Np;
     ct_tensor *A = ct__alloc(CT_INT8, 1, &na, NULL, x->device), *acc = A ? ct__alloc(CT_INT32, 1, &nacc, NULL, x->device) : NULL;
     if (!A || !acc) {
         if (A) ct__decref(A);
+        if (ptmp) ct__decref(ptmp);
         return -1;
     }
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     const char *what = NULL;
     {
-        ct__cu_guard guard(dev, op);
-        if (!guard.ok) rc = -1;
-        if (!rc && q.Kp == 0) {   /* no taps: the sums are 0 */
+        if (q.Kp == 0) {   /* no taps: the sums are 0 */
             cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
             if (e != cudaSuccess) rc = ct__cu_fail(op, e);
         } else if (!rc) {
@@ -9411,33 +9623,9 @@ static int ct__cu_qc_k(ct__call *c) {
                                                                                (int32_t)x->qparams->zero_point), ct__cu_qc_im2col_kernel);
             rc = ct__cu_launched(op);
         }
-        if (!rc && q.Kp) {
-            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
-            cublasLtMatmulDesc_t desc = NULL;
-            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
-#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
-            if (!ct__cu_lt[dev]) {
-                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
-                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
-            }
-            /* per group: acc_g^T (Np x M, ld Np) = W_g (Np x Kp) A_g^T (Kp x M), as the Linear's */
-            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.Np, q.Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.M, q.Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)q.Np, (uint64_t)q.M, q.Np));
-            for (int64_t g = 0; g < q.G && s == CUBLAS_STATUS_SUCCESS; g++) {
-                int32_t *accg = (int32_t *)ct__ptr(acc) + g * q.M * q.Np;
-                CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, pkp + g * q.Np * q.Kp, la, (const int8_t *)ct__ptr(A) + g * q.M * q.Kp, lb, &zero, accg,
-                                         lc, accg, lc, NULL, NULL, 0, ct__cu_cur_stream()));
-            }
-#undef CT__CU_LT
-            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
-            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
-            if (la) (void)cublasLtMatrixLayoutDestroy(la);
-            if (desc) (void)cublasLtMatmulDescDestroy(desc);
+        if (!rc && q.Kp) {   /* per group: acc_g = A_g W_g^T, as the Linear's */
+            s = ct__cu_q_lt_gemm(dev, q.G, pkp, q.Np * q.Kp, (const int8_t *)ct__ptr(A), q.M * q.Kp, (int32_t *)ct__ptr(acc), q.M * q.Np, q.Kp, q.Np,
+                                 q.M, &what);
             if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
         }
         if (!rc) {
@@ -9450,6 +9638,7 @@ static int ct__cu_qc_k(ct__call *c) {
     }
     ct__decref(A);   /* the allocator keeps the blocks for the stream's later work */
     ct__decref(acc);
+    if (ptmp) ct__decref(ptmp);
     if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
     return rc;
 }
@@ -9549,6 +9738,8 @@ static void ct__cu_q_register(void) {
     static const int ops[] = {CT__Q_Q_LINEAR, CT__Q_Q_LINEAR_RELU};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
         ct_register_backend_op(ct__q_defs[ops[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
+    /* a float32 input: the CUDA backend's slot (the CPU table's op, the device's meta) */
+    ct_register_backend_op(ct__q_defs[CT__Q_Q_LINEAR_DYNAMIC].sname, CT_BACKEND_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
     static const int convs[] = {CT__Q_QCONV2D, CT__Q_QCONV2D_RELU};
     for (size_t k = 0; k < sizeof convs / sizeof convs[0]; k++)
         ct_register_backend_op(ct__q_defs[convs[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_qc_meta, ct__cu_qc_k);
@@ -9768,8 +9959,246 @@ static int ct__cu_k_tf(ct__call *c) {
     ct_set_grad_enabled(prev);
     return rc;
 }
+/* ---- nested (packed) batches on the device ----
+   ct_cuda_nested_from_mask packs the real tokens of a padded [B, S, D] batch
+   on its device, with no host read of the mask: ct__cu_nest_rows_kernel (a
+   block a row) finds each row's first padding position (its length: real
+   tokens come first) and the first real token after it (a row that is not
+   left-aligned); ct__cu_nest_scan_kernel (one block) turns the lengths into
+   the offsets [B + 1] (an exclusive prefix sum, chunk after chunk of the
+   block) and finds the first bad row; one read-back of six integers (the
+   total, for the allocation of [total, D]; the first bad row, for the CPU's
+   error) and ct__cu_nest_copy_kernel gathers the rows (in 8-, 4- or 1-byte
+   words). The inverse (ct_cuda_nested_to_padded, and ct__cu_nest_unpad for
+   the encoder) scatters the rows back with the same kernel, zeros (or the
+   padding value) at padded positions. */
+__device__ int64_t ct__cu_nest_minfold(int64_t *sm, int64_t v) {   /* the block's minimum of v (every thread gets it) */
+    const int t = (int)threadIdx.x;
+    __syncthreads();   /* earlier readers of sm are done */
+    sm[t] = v;
+    __syncthreads();
+    for (int h = CT__CU_THREADS / 2; h > 0; h >>= 1) {
+        if (t < h && sm[t + h] < sm[t]) sm[t] = sm[t + h];
+        __syncthreads();
+    }
+    return sm[0];
+}
+/* row b of kpm [B, S] (nonzero: padding): len[b] = its first padding position
+   (S when none), bad[b] = its first real token after that (-1 when none) */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_nest_rows_kernel(const uint8_t *kpm, int64_t B, int64_t S, int64_t *len, int64_t *bad) {
+    __shared__ int64_t sm[CT__CU_THREADS];
+    for (int64_t b = blockIdx.x; b < B; b += gridDim.x) {   /* uniform in the block */
+        const uint8_t *row = kpm + b * S;
+        int64_t fp = S, j = S;
+        for (int64_t s = threadIdx.x; s < S; s += blockDim.x)
+            if (row[s]) {
+                fp = s;
+                break;
+            }
+        fp = ct__cu_nest_minfold(sm, fp);
+        for (int64_t s = fp + 1 + threadIdx.x; s < S; s += blockDim.x)
+            if (!row[s]) {
+                j = s;
+                break;
+            }
+        j = ct__cu_nest_minfold(sm, j);
+        if (threadIdx.x == 0) {
+            len[b] = fp;
+            bad[b] = j < S ? j : -1;
+        }
+    }
+}
+/* one block: off[b] = len[0] + ... + len[b - 1], off[B] = the total; st[0] the
+   total, st[1..3] the first bad row (bad given: row, real token, padding) or
+   -1, st[4..5] the first row whose length is outside [0, S] (row, length) or -1 */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_nest_scan_kernel(const int64_t *len, const int64_t *bad, int64_t B, int64_t S, int64_t *off,
+                                                                         int64_t *st) {
+    __shared__ int64_t sm[CT__CU_THREADS];
+    const int t = (int)threadIdx.x;
+    int64_t carry = 0, fb = B, fl = B;
+    for (int64_t b0 = 0; b0 < B; b0 += CT__CU_THREADS) {
+        const int64_t b = b0 + t;
+        const int64_t v = b < B ? len[b] : 0;
+        if (b < B && bad && bad[b] >= 0 && b < fb) fb = b;
+        if (b < B && (v < 0 || v > S) && b < fl) fl = b;
+        sm[t] = v;
+        __syncthreads();
+        for (int o = 1; o < CT__CU_THREADS; o <<= 1) {   /* sm[t]: the chunk's inclusive sum up to t */
+            int64_t a = t >= o ? sm[t - o] : 0;
+            __syncthreads();
+            sm[t] += a;
+            __syncthreads();
+        }
+        if (b < B) off[b] = carry + sm[t] - v;
+        carry += sm[CT__CU_THREADS - 1];
+        __syncthreads();   /* every thread has read sm before the next chunk writes it */
+    }
+    fb = ct__cu_nest_minfold(sm, fb);
+    fl = ct__cu_nest_minfold(sm, fl);
+    if (t == 0) {
+        off[B] = carry;
+        st[0] = carry;
+        st[1] = fb < B ? fb : -1;
+        st[2] = fb < B ? bad[fb] : -1;
+        st[3] = fb < B ? len[fb] : -1;
+        st[4] = fl < B ? fl : -1;
+        st[5] = fl < B ? len[fl] : 0;
+    }
+}
+/* padded [B, S, D] <-> packed rows (D in words W): sequence b on rows off[b] ..
+   off[b + 1]; pack: padded -> packed; else packed -> padded, zero: padded
+   positions zeroed (else left as they are) */
+template <typename W>
+__global__ void ct__cu_nest_copy_kernel(const W *src, W *dst, const int64_t *off, int64_t B, int64_t S, int64_t D, int pack, int zero) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < B * S * D; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t d = i % D, s = (i / D) % S, b = i / (D * S);
+        if (s < off[b + 1] - off[b]) {
+            int64_t p = (off[b] + s) * D + d;
+            if (pack) dst[p] = src[i];
+            else dst[i] = src[p];
+        } else if (!pack && zero) {
+            dst[i] = (W)0;
+        }
+    }
+}
+static int ct__cu_nest_copy(const char *op, const ct_tensor *src, ct_tensor *dst, const ct_tensor *off, int64_t B, int64_t S, int64_t D, int pack,
+                            int zero) {
+    size_t rb = (size_t)D * ct_dtype_size(src->dtype);
+    uintptr_t al = (uintptr_t)ct__ptr(src) | (uintptr_t)ct__ptr(dst);
+    int w = rb % 8 == 0 && al % 8 == 0 ? 8 : rb % 4 == 0 && al % 4 == 0 ? 4 : 1;
+    int64_t Dw = (int64_t)(rb / (size_t)w), n = B * S * Dw;
+    if (n == 0) return 0;
+    const int64_t *o = (const int64_t *)ct__ptr(off);
+    if (w == 8) {
+        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint64_t *)ct__ptr(src), (uint64_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+                      ct__cu_nest_copy_kernel<uint64_t>);
+    } else if (w == 4) {
+        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint32_t *)ct__ptr(src), (uint32_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+                      ct__cu_nest_copy_kernel<uint32_t>);
+    } else {
+        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint8_t *)ct__ptr(src), (uint8_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+                      ct__cu_nest_copy_kernel<uint8_t>);
+    }
+    return ct__cu_launched(op);
+}
+/* the offsets of lengths len [B] (bad [B] or NULL from the rows kernel) into
+   off [B + 1], st read back (ct__cu_nest_scan_kernel's six integers) */
+static int ct__cu_nest_offsets(const char *op, const ct_tensor *len, const ct_tensor *bad, int64_t B, int64_t S, ct_tensor *off, int64_t *st) {
+    ct_tensor *sd = ct_empty_on(off->device, CT_INT64, 6);
+    if (!sd) return -1;
+    CT__CU_LAUNCH(1, CT__CU_THREADS, ((const int64_t *)ct__ptr(len), bad ? (const int64_t *)ct__ptr(bad) : (const int64_t *)NULL, B, S,
+                                      (int64_t *)ct__ptr(off), (int64_t *)ct__ptr(sd)), ct__cu_nest_scan_kernel);
+    if (ct__cu_launched(op)) return -1;
+    cudaError_t e = cudaMemcpyAsync(st, ct__ptr(sd), 6 * sizeof(int64_t), cudaMemcpyDeviceToHost, ct__cu_cur_stream());
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ct__cu_cur_stream());
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+/* x [B, S, D] and kpm [B, S] bool on one CUDA device: out (values [total, D],
+   lengths [B]) and *offsets [B + 1] on it, kept in the caller's scope. 0: done;
+   1: a row is not left-aligned and soft (nothing set: the encoder's mask_check
+   then takes the regular path, as PyTorch's); -1: error (the CPU's messages). */
+static int ct__cu_nest_pack(const char *op, const ct_tensor *x, const ct_tensor *kpm, int soft, ct_nested *out, ct_tensor **offsets) {
+    memset(out, 0, sizeof *out);
+    *offsets = NULL;
+    if (!x || !kpm) { ct__null_arg(op, !x ? 0 : 1); return -1; }
+    if (x->ndim != 3) return ct__failed(CT_ERR_SHAPE, "%s: expected a padded [B, S, d] tensor (got %s)", op, CT__SHAPE(x));
+    if (kpm->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "%s: the key padding mask must be bool (got %s)", op, ct_dtype_name(kpm->dtype));
+    if (x->device.type != CT_CUDA || !ct_device_eq(kpm->device, x->device)) {
+        char bx[32], bk[32];
+        return ct__failed(CT_ERR_DEVICE, "%s: the padded batch and the mask must be on one CUDA device (got %s and %s)", op,
+                          ct_device_str(x->device, bx, sizeof bx), ct_device_str(kpm->device, bk, sizeof bk));
+    }
+    if (kpm->ndim != 2 || kpm->shape[0] != x->shape[0] || kpm->shape[1] != x->shape[1])
+        return ct__failed(CT_ERR_SHAPE, "%s: the key padding mask must be [%lld, %lld] for input %s (got %s)", op, (long long)x->shape[0],
+                          (long long)x->shape[1], CT__SHAPE(x), CT__SHAPE(kpm));
+    const int64_t B = x->shape[0], S = x->shape[1], D = x->shape[2];
+    int rc = 0, sc = ct_scope_begin();
+    {
+        ct__cu_guard guard(x->device.index, op);
+        ct_tensor *kc = ct_contiguous(kpm), *xc = ct_contiguous(x);
+        ct_tensor *len = ct_empty_on(x->device, CT_INT64, B), *bad = ct_empty_on(x->device, CT_INT64, B), *off = ct_empty_on(x->device, CT_INT64, B + 1);
+        int64_t st[6] = {0, -1, -1, -1, -1, 0};
+        if (!guard.ok || !kc || !xc || !len || !bad || !off) rc = -1;
+        if (!rc && B > 0) {
+            CT__CU_LAUNCH((unsigned)(B < 65535 ? B : 65535), CT__CU_THREADS, ((const uint8_t *)ct__ptr(kc), B, S, (int64_t *)ct__ptr(len),
+                                                                              (int64_t *)ct__ptr(bad)), ct__cu_nest_rows_kernel);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc) rc = ct__cu_nest_offsets(op, len, bad, B, S, off, st);
+        if (!rc && st[1] >= 0)
+            rc = soft ? 1
+                      : ct__failed(CT_ERR_ARG, "%s: the key padding mask is not left-aligned (row %lld has a real token at position %lld after padding at %lld)",
+                                   op, (long long)st[1], (long long)st[2], (long long)st[3]);
+        ct_tensor *vals = rc ? NULL : ct_empty_on(x->device, x->dtype, st[0], D);
+        if (!rc && (!vals || ct__cu_nest_copy(op, xc, vals, off, B, S, D, 1, 0))) rc = -1;
+        if (!rc) {
+            out->values = ct_keep(vals);
+            out->lengths = ct_keep(len);
+            out->max_len = S;
+            *offsets = ct_keep(off);
+        }
+    }
+    ct_scope_end(sc);
+    return rc;
+}
+/* [B, S, D] from packed rows values [total, D] and their offsets [B + 1] (both
+   on one device, the offsets valid: the packer's), padded positions value */
+static ct_tensor *ct__cu_nest_unpad(const char *op, const ct_tensor *values, const ct_tensor *off, int64_t S, double value) {
+    const int64_t B = off->shape[0] - 1, D = values->shape[1], sh[3] = {B, S, D};
+    const int zero = value == 0.0 && !signbit(value);
+    ct_tensor *vc = ct_contiguous(values);
+    ct_tensor *r = zero ? ct_empty_on_n(values->device, values->dtype, 3, sh) : ct_full_on_n(values->device, values->dtype, 3, sh, value);
+    if (!vc || !r) return NULL;
+    ct__cu_guard guard(values->device.index, op);
+    if (!guard.ok || ct__cu_nest_copy(op, vc, r, off, B, S, D, 0, zero)) return NULL;
+    return r;
+}
+CTENSOR_API ct_status ct_cuda_nested_from_mask(const ct_tensor *padded, const ct_tensor *key_padding_mask, ct_nested *out, ct_tensor **offsets) {
+    const char *op = "cuda_nested_from_mask";
+    ct_cuda_init();
+    if (!out || !offsets) { ct_set_error(CT_ERR_NULL, "%s: %s is NULL", op, !out ? "out" : "offsets"); return CT_ERR_NULL; }
+    return ct__cu_nest_pack(op, padded, key_padding_mask, 0, out, offsets) ? ct_last_error_code() : CT_OK;
+}
+CTENSOR_API ct_tensor *ct_cuda_nested_to_padded(const ct_nested *n, double padding_value) {
+    const char *op = "cuda_nested_to_padded";
+    ct_cuda_init();
+    if (!n || !n->values || !n->lengths) return ct__fail(CT_ERR_NULL, "%s: the nested batch is NULL or empty", op);
+    const ct_tensor *v = n->values, *l = n->lengths;
+    if (v->ndim != 2 || l->ndim != 1 || l->dtype != CT_INT64)
+        return ct__fail(CT_ERR_SHAPE, "%s: a nested batch has values [total_tokens, d] and int64 lengths [B] (got values %s, lengths %s %s)", op,
+                        CT__SHAPE(v), CT__SHAPE(l), ct_dtype_name(l->dtype));
+    if (v->device.type != CT_CUDA || !ct_device_eq(l->device, v->device)) {
+        char bv[32], bl[32];
+        return ct__fail(CT_ERR_DEVICE, "%s: values and lengths must be on one CUDA device (got %s and %s)", op, ct_device_str(v->device, bv, sizeof bv),
+                        ct_device_str(l->device, bl, sizeof bl));
+    }
+    const int64_t B = l->shape[0];
+    int sc = ct_scope_begin();
+    ct_tensor *r = NULL;
+    {
+        ct__cu_guard guard(v->device.index, op);
+        ct_tensor *lc = ct_contiguous(l), *off = ct_empty_on(v->device, CT_INT64, B + 1);
+        int64_t st[6] = {0, -1, -1, -1, -1, 0};
+        int rc = !guard.ok || !lc || !off ? -1 : ct__cu_nest_offsets(op, lc, NULL, B, n->max_len, off, st);
+        if (!rc && st[4] >= 0)
+            rc = ct__failed(CT_ERR_ARG, "%s: sequence %lld has length %lld, outside [0, max_len = %lld]", op, (long long)st[4], (long long)st[5],
+                            (long long)n->max_len);
+        if (!rc && st[0] != v->shape[0])
+            rc = ct__failed(CT_ERR_SHAPE, "%s: the lengths add up to %lld tokens but values has %lld rows", op, (long long)st[0], (long long)v->shape[0]);
+        if (!rc) r = ct__cu_nest_unpad(op, v, off, n->max_len, padding_value);
+        if (r) ct_keep(r);
+    }
+    ct_scope_end(sc);
+    return r;
+}
 static void ct__cu_tf_register(void) {
     ct__nn_register_now();
+#ifdef CT__NN_NESTED_DEVICE_HOOK
+    /* ctensor_nn.h's TransformerEncoder packs device inputs through these when it
+       has the hook (its two function pointers, these signatures) */
+    ct__nn_nested_dev_pack = ct__cu_nest_pack;
+    ct__nn_nested_dev_unpad = ct__cu_nest_unpad;
+#endif
     ct_register_kernel("ct::multi_head_self_attention_fwd", CT_BACKEND_CUDA, ct__cu_k_tf);
     ct_register_kernel("ct::transformer_encoder_layer_fwd", CT_BACKEND_CUDA, ct__cu_k_tf);
 }

@@ -2556,6 +2556,7 @@ static const test_case TESTS[] = {
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
     {"test_fused_attention", test_fused_attention}, {"test_fused_attention_modules", test_fused_attention_modules},
     {"test_q_linear_cublaslt", test_q_linear_cublaslt}, {"test_q_conv_cublaslt", test_q_conv_cublaslt},
+    {"test_q_linear_dynamic_cublaslt", test_q_linear_dynamic_cublaslt}, {"test_nested_device", test_nested_device},
     {"test_conv2d_relu", test_conv2d_relu},
 #ifdef CT_EMU_CUBLASLT_H
     {"test_emu_cublaslt_constraints", test_emu_cublaslt_constraints},

@@ -173,3 +173,115 @@ TEST(test_fused_attention_modules) {
     ct_module_free(L);
     ct_module_free(M);
 }
+
+/* Nested (packed) batches made and unmade on the device (ct_cuda_nested_from_mask,
+   ct_cuda_nested_to_padded: the rows kernel, the prefix sum of the lengths, the
+   gather and the scatter) against ctensor_nn.h's CPU packing: values, lengths,
+   offsets; float32, float64 and int8 rows (8-, 4- and 1-byte words); more rows
+   than the scan's block (B = 300, the carry between chunks); an empty and a full
+   row; the errors (a mask that is not left-aligned: the CPU's message; devices,
+   shapes, dtypes; lengths that do not add up). Then an encoder on nested rows on
+   the device, the way ctensor_nn.h's TransformerEncoder would run it with a
+   device packer (pack, the fused layers in nested mode with device offsets,
+   unpad), against the same module's nested path on the CPU. */
+static ct_tensor *nest_kpm(int64_t B, int64_t S, const int64_t *len) {
+    ct_tensor *m = ct_zeros(CT_BOOL, B, S);
+    uint8_t *p = (uint8_t *)ct_data_ptr(m);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t s = 0; s < S; s++) p[b * S + s] = s >= len[b];
+    return m;
+}
+static void nest_case(ct_dtype dt, int64_t B, int64_t S, int64_t D, const int64_t *len) {
+    ct_tensor *x = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, B, S, D), 20.0), dt), *kpm = nest_kpm(B, S, len);
+    ct_nested nc, nd;
+    ct_tensor *off = NULL;
+    CHECK(ct_nested_from_mask(x, kpm, &nc) == CT_OK);
+    ct_status st = ct_cuda_nested_from_mask(dev(x), dev(kpm), &nd, &off);
+    CHECK(st == CT_OK && nd.values && nd.lengths && off);
+    if (st != CT_OK) {
+        printf("  nest_case: %s\n", ct_last_error());
+        return;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "nested values %s B %lld", ct_dtype_name(dt), (long long)B);
+    CHECK(nd.values->device.type == CT_CUDA && nd.lengths->device.type == CT_CUDA && off->device.type == CT_CUDA && nd.max_len == S);
+    CHECK(ct_same_shape(nd.values, nc.values));
+    CHECK_SAME_AT(label, nd.values, nc.values, 0.0, 0.0);
+    CHECK_SAME_AT("nested lengths", nd.lengths, nc.lengths, 0.0, 0.0);
+    ct_tensor *oh = ct_to_device(off, ct_cpu());
+    int64_t t = 0, bad = 0;
+    for (int64_t b = 0; b <= B; b++) {
+        bad += ((const int64_t *)ct_data_ptr(oh))[b] != t;
+        if (b < B) t += len[b];
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* back to padded: zeros, and another padding value */
+    for (int k = 0; k < 2; k++) {
+        double v = k ? -1.5 : 0.0;
+        ct_tensor *pc = ct_nested_to_padded(&nc, v), *pd = ct_cuda_nested_to_padded(&nd, v);
+        CHECK(pc && pd && pd->device.type == CT_CUDA);
+        if (pc && pd) CHECK_SAME_AT("nested to padded", pd, pc, 0.0, 0.0);
+    }
+}
+TEST(test_nested_device) {
+    ct_manual_seed(83);
+    const int64_t l4[4] = {6, 3, 0, 1};
+    nest_case(CT_FLOAT32, 4, 6, 16, l4);
+    nest_case(CT_FLOAT64, 4, 6, 3, l4);
+    nest_case(CT_INT8, 4, 6, 3, l4);   /* 3-byte rows: the byte kernel */
+    int64_t l300[300];
+    for (int b = 0; b < 300; b++) l300[b] = (b * 7 + 3) % 4;   /* 0 .. 3 of 3: full rows too */
+    for (int b = 0; b < 300; b++) l300[b] = l300[b] > 3 ? 3 : l300[b];
+    nest_case(CT_FLOAT32, 300, 3, 2, l300);
+    /* errors */
+    const uint8_t gap[8] = {0, 0, 0, 0, 0, 1, 0, 1};   /* row 1: a real token at 2 after padding at 1 */
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 4, 3), *km = ct_from_data(gap, CT_BOOL, 2, 4);
+    ct_nested nc, nd;
+    ct_tensor *off = NULL;
+    CHECK(ct_nested_from_mask(x, km, &nc) != CT_OK);
+    char cpu_msg[256];
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", strchr(ct_last_error(), ':'));
+    CHECK(ct_cuda_nested_from_mask(dev(x), dev(km), &nd, &off) == CT_ERR_ARG && strstr(ct_last_error(), cpu_msg) != NULL && !nd.values && !off);
+    CHECK(strstr(ct_last_error(), "(row 1 has a real token at position 2 after padding at 1)") != NULL);
+    ct_tensor *kok = nest_kpm(2, 4, l4);
+    CHECK_ERR(ct_cuda_nested_from_mask(dev(x), kok, &nd, &off) == CT_OK, CT_ERR_DEVICE, "must be on one CUDA device");
+    CHECK_ERR(ct_cuda_nested_from_mask(x, kok, &nd, &off) == CT_OK, CT_ERR_DEVICE, "(got cpu and cpu)");
+    CHECK_ERR(ct_cuda_nested_from_mask(dev(x), dev(ct_to(kok, CT_INT64)), &nd, &off) == CT_OK, CT_ERR_DTYPE, "the key padding mask must be bool");
+    CHECK_ERR(ct_cuda_nested_from_mask(dev(x), dev(nest_kpm(2, 3, l4)), &nd, &off) == CT_OK, CT_ERR_SHAPE, "the key padding mask must be [2, 4]");
+    CHECK_ERR(ct_cuda_nested_from_mask(dev(x), dev(kok), NULL, &off) == CT_OK, CT_ERR_NULL, "out is NULL");
+    CHECK(ct_cuda_nested_from_mask(dev(x), dev(kok), &nd, &off) == CT_OK);
+    static const int64_t l41[2] = {4, 1}, l52[2] = {5, 2}, l43[2] = {4, 3};
+    ct_nested bad = nd;
+    bad.lengths = dev(ct_tensor_i64(l41, 2));   /* 5 tokens, values has 4 + 3 = 7 */
+    CHECK_ERR(ct_cuda_nested_to_padded(&bad, 0.0), CT_ERR_SHAPE, "the lengths add up to 5 tokens but values has 7 rows");
+    bad.lengths = dev(ct_tensor_i64(l52, 2));
+    CHECK_ERR(ct_cuda_nested_to_padded(&bad, 0.0), CT_ERR_ARG, "sequence 0 has length 5, outside [0, max_len = 4]");
+    bad.lengths = ct_tensor_i64(l43, 2);
+    CHECK_ERR(ct_cuda_nested_to_padded(&bad, 0.0), CT_ERR_DEVICE, "values and lengths must be on one CUDA device");
+    CHECK_ERR(ct_cuda_nested_to_padded(NULL, 0.0), CT_ERR_NULL, "the nested batch is NULL");
+
+    /* an encoder (2 post-norm layers, a final norm) on nested rows on the device */
+    const int64_t E = 16, H = 4, B = 3, S = 5, lens[3] = {5, 2, 3};
+    ct_transformer_layer_options o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = 24;
+    o.dropout = CT_ZERO;
+    o.batch_first = 1;
+    ct_module *enc = ct_module_eval(ct_nn_transformer_encoder(ct_nn_transformer_encoder_layer(E, H, &o), 2, ct_nn_layer_norm(1, &E)));
+    ct_tensor *src = ct_randn(CT_FLOAT32, B, S, E), *kpm = nest_kpm(B, S, lens);
+    int g = ct_set_grad_enabled(0);
+    ct_tensor *yc = ct_transformer_encoder_forward(enc, src, NULL, kpm);   /* the CPU's nested path */
+    CT_T_REPORT(ct_transformer_fastpath_why_not()[0] == 0, "the CPU encoder took the nested fastpath: %s", ct_transformer_fastpath_why_not());
+    CHECK(ct_module_to(enc, GPU) != NULL);
+    ct_tensor *yd = NULL;
+    CHECK(ct_cuda_nested_from_mask(dev(src), dev(kpm), &nd, &off) == CT_OK);
+    if (nd.values) {
+        ct_tensor *v = ct__enc_stack_fast(enc, 2, nd.values, CT__TFM_NESTED, off, NULL);
+        if (v) v = ct_forward(ct__mchild(enc, "norm"), v);
+        yd = v ? ct__cu_nest_unpad("test", v, off, S, 0.0) : NULL;
+    }
+    CHECK(yc && yd && yd->device.type == CT_CUDA);
+    if (yc && yd) CHECK_SAME_AT("encoder on nested rows", yd, yc, 1e-4, 1e-5);
+    ct_set_grad_enabled(g);
+    ct_module_free(enc);
+}
