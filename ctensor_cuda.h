@@ -1,7 +1,7 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
    kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
    ctensor_linalg.h, fused attention for ctensor_nn.h's transformer fastpath.
-   v0.7 (2026-12-07)
+   v0.8 (2026-12-07)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
@@ -41,6 +41,13 @@
      requantisation kernel; the CPU's codes exactly on the emulator), batched
      qr (cuBLAS geqrfBatched, Q formed by a kernel) and batched
      solve_triangular (cuBLAS trsmBatched); never run on a GPU.
+     Issue 16 (part 5, 2026-12-07): quantized::linear_dynamic on the device
+     (the activation's range and codes in kernels, the same cuBLASLt GEMM,
+     dequantisation + bias in the epilogue; the CPU's int32 products bit for
+     bit on the emulator), one cuBLASLt helper for the three int8 ops (a packed
+     weight at an unaligned address is copied to an aligned block), and nested
+     batches packed and unpacked on the device (ct_cuda_nested_from_mask,
+     ct_cuda_nested_to_padded); never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -212,8 +219,10 @@
        the KV-cache mode): cuBLAS projections, device LayerNorm and
        activations, and a fused attention kernel (tiles of keys in shared
        memory, an online softmax, the masks inside the tile; no B x H x S x S
-       matrix). The modules' fastpath check in ctensor_nn.h still sends device
-       inputs to the regular path, so these serve direct calls of the ops.
+       matrix). The modules take them for device inputs (unmasked, padded);
+       nested batches are packed and unpacked on the device
+       (ct_cuda_nested_from_mask / ct_cuda_nested_to_padded), but
+       TransformerEncoder still packs on the host (ctensor_nn.h's hook).
      - ctensor_nn.h's ct::conv2d_relu (the JIT's conv + relu fusion): the device
        convolution, then relu's kernel over the output in place.
      - ctensor_quant.h's quantized::linear and quantized::linear_relu, when it
@@ -226,7 +235,9 @@
        packed weight moved by ct_cuda_q_conv_packed_to (groups, depthwise,
        stride, padding, dilation, per-channel weights): im2col into int8, the
        same cuBLASLt GEMM per group, the CPU's epilogue in a kernel (the same
-       codes; the output NCHW contiguous). Not yet: linear_dynamic, the
+       codes; the output NCHW contiguous); quantized::linear_dynamic with a
+       float32 input on the device (the range, the codes, the GEMM and the
+       dequantisation there; one read-back of the range). Not yet: the
        quantized modules (ct_nnq_conv2d stays on the CPU) and the other
        quantized ops on the device (they fail naming the op).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
@@ -335,6 +346,10 @@
                        (ct_cuda_q_conv_packed_to), batched qr (geqrfBatched)
                        and solve_triangular (trsmBatched) (emulator only so
                        far).
+     0.8 (2026-12-07)  quantized::linear_dynamic on the device; nested
+                       batches packed / unpacked on the device
+                       (ct_cuda_nested_from_mask, ct_cuda_nested_to_padded)
+                       (emulator only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -524,6 +539,9 @@ CTENSOR_API ct_status ct_cuda_nested_from_mask(const ct_tensor *padded, const ct
 CTENSOR_API ct_tensor *ct_cuda_nested_to_padded(const ct_nested *n, double padding_value);
 #endif
 
+/* ============================================================================
+   Initialisation
+   ========================================================================== */
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
    program loads (and before any ctensor_cuda.h function); calling it is harmless.
    It makes no CUDA call: a program without a GPU pays nothing. */
@@ -9045,7 +9063,13 @@ static void ct__cu_la_register(void) {
    in the same float32 operations, one rounding each (__fmul_rn / __fadd_rn:
    no contraction into FMA), so the codes equal the CPU's (integers wrap in
    32 bits as there). Per-channel weights (axis 0) and weight zero points are
-   supported; quantized::linear_dynamic has no CUDA kernel yet (conv: below).
+   supported. quantized::linear_dynamic (a float32 input: the CUDA backend's
+   slot) quantizes x on the device: its range by two reduction kernels (NaNs
+   skipped; a NaN first value kept, as the CPU's scan does), read back as two
+   floats (one stream synchronisation: the parameters are the CPU's own choice,
+   ct_q_choose_qparams, so scale, zero point and errors match), the codes by a
+   kernel (the CPU's rounding), then the same GEMM and the same epilogue kernel
+   writing float32 (no requantisation). (conv: below)
    Compiled by nvcc; run only on the emulator (tests/cuda/emu/cublasLt.h), not
    yet on a GPU. Link with -lcublasLt.
    ========================================================================== */
@@ -9241,7 +9265,10 @@ static int ct__cu_qd_params(const char *op, ct_device dev, const float *x, int64
     }
     if (ct_q_choose_qparams(r[0], r[1], 0, 255, 0, reduce_range, sc, zp)) {
         char why[256];   /* (the message is formatted into the buffer ct_last_error reads) */
-        snprintf(why, sizeof why, "%s", ct_last_error());
+        const char *e = ct_last_error();
+        size_t n = strlen(e) < sizeof why - 1 ? strlen(e) : sizeof why - 1;
+        memcpy(why, e, n);
+        why[n] = 0;
         return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, why);
     }
     return 0;
@@ -9971,7 +9998,13 @@ static int ct__cu_k_tf(ct__call *c) {
    error) and ct__cu_nest_copy_kernel gathers the rows (in 8-, 4- or 1-byte
    words). The inverse (ct_cuda_nested_to_padded, and ct__cu_nest_unpad for
    the encoder) scatters the rows back with the same kernel, zeros (or the
-   padding value) at padded positions. */
+   padding value) at padded positions.
+   ctensor_nn.h's TransformerEncoder packs on the host today; with a hook there
+   (CT__NN_NESTED_DEVICE_HOOK defined and two function pointers,
+   ct__nn_nested_dev_pack / ct__nn_nested_dev_unpad, of ct__cu_nest_pack's and
+   ct__cu_nest_unpad's signatures) ct__cu_tf_register points them here and
+   device inputs with a key padding mask run nested on the device (the path
+   tests/cuda/test_cuda_transformer.h's test_nested_device takes by hand). */
 __device__ int64_t ct__cu_nest_minfold(int64_t *sm, int64_t v) {   /* the block's minimum of v (every thread gets it) */
     const int t = (int)threadIdx.x;
     __syncthreads();   /* earlier readers of sm are done */
@@ -10070,13 +10103,13 @@ static int ct__cu_nest_copy(const char *op, const ct_tensor *src, ct_tensor *dst
     if (n == 0) return 0;
     const int64_t *o = (const int64_t *)ct__ptr(off);
     if (w == 8) {
-        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint64_t *)ct__ptr(src), (uint64_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+        CT__CU_LAUNCH(ct__cu_blocks(n, CT__CU_THREADS, dst->device.index), CT__CU_THREADS, ((const uint64_t *)ct__ptr(src), (uint64_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
                       ct__cu_nest_copy_kernel<uint64_t>);
     } else if (w == 4) {
-        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint32_t *)ct__ptr(src), (uint32_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+        CT__CU_LAUNCH(ct__cu_blocks(n, CT__CU_THREADS, dst->device.index), CT__CU_THREADS, ((const uint32_t *)ct__ptr(src), (uint32_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
                       ct__cu_nest_copy_kernel<uint32_t>);
     } else {
-        CT__CU_LAUNCH(ct__cu_q_blocks(n), CT__CU_THREADS, ((const uint8_t *)ct__ptr(src), (uint8_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
+        CT__CU_LAUNCH(ct__cu_blocks(n, CT__CU_THREADS, dst->device.index), CT__CU_THREADS, ((const uint8_t *)ct__ptr(src), (uint8_t *)ct__ptr(dst), o, B, S, Dw, pack, zero),
                       ct__cu_nest_copy_kernel<uint8_t>);
     }
     return ct__cu_launched(op);

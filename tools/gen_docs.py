@@ -1261,6 +1261,8 @@ OVERRIDES = {
     "ct_cuda_get_allow_bf16_reduced_precision_reduction": "none: PyTorch 1.13 has no switch for bfloat16 (torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction from 2.0)",
     "ct_cuda_q_linear_packed_to": "none: moves a packed int8 Linear weight to a GPU for quantized::linear on CUDA; PyTorch 1.13's quantized Linear packs for the CPU engines (fbgemm, qnnpack) only",
     "ct_cuda_q_conv_packed_to": "none: moves a packed int8 conv weight to a GPU for quantized::conv2d on CUDA; PyTorch 1.13's quantized conv packs for the CPU engines (fbgemm, qnnpack) only",
+    "ct_cuda_nested_from_mask": "torch.nested.nested_tensor | of a CUDA padded batch and its mask (what TransformerEncoder's enable_nested_tensor does with src_key_padding_mask on CUDA)",
+    "ct_cuda_nested_to_padded": "torch.nested.to_padded_tensor | of a CUDA nested batch",
     # ctensor_dist.h
     "ct_dist_init_process_group": "torch.distributed.init_process_group",
     "ct_dist_destroy_process_group": "torch.distributed.destroy_process_group",

@@ -345,8 +345,9 @@ TEST(test_q_linear_dynamic_cublaslt) {
     ct_tensor *xinf = ct_clone(x);
     ((float *)ct_data_ptr(xinf))[4] = INFINITY;
     CHECK(ct_q_linear_dynamic(xinf, w, 1) == NULL);
-    char cpu_msg[512];
-    snprintf(cpu_msg, sizeof cpu_msg, "%s", ct_last_error());
+    char cpu_msg[2048];
+    memcpy(cpu_msg, ct_last_error(), strlen(ct_last_error()) + 1 < sizeof cpu_msg ? strlen(ct_last_error()) + 1 : sizeof cpu_msg);
+    cpu_msg[sizeof cpu_msg - 1] = 0;
     CHECK_ERR(ct_q_linear_dynamic(dev(xinf), wd, 1), CT_ERR_ARG, "quantized_linear_dynamic: cannot quantize the input (choose_qparams: min (-");
     CHECK(ct_q_linear_dynamic(dev(xinf), wd, 1) == NULL && strstr(ct_last_error(), ") must be <= max (inf), both finite)"));
     if (strcmp(ct_last_error(), cpu_msg)) printf("  the CPU path's message: %s\n", cpu_msg);

@@ -239,7 +239,7 @@ TEST(test_nested_device) {
     ct_nested nc, nd;
     ct_tensor *off = NULL;
     CHECK(ct_nested_from_mask(x, km, &nc) != CT_OK);
-    char cpu_msg[256];
+    char cpu_msg[2048];
     snprintf(cpu_msg, sizeof cpu_msg, "%s", strchr(ct_last_error(), ':'));
     CHECK(ct_cuda_nested_from_mask(dev(x), dev(km), &nd, &off) == CT_ERR_ARG && strstr(ct_last_error(), cpu_msg) != NULL && !nd.values && !off);
     CHECK(strstr(ct_last_error(), "(row 1 has a real token at position 2 after padding at 1)") != NULL);
