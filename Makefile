@@ -177,9 +177,9 @@ MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) -showme:link 2>/dev/null))
 DIST_BINS  := $(if $(MPICC),$(BUILD)/dist/test_dist_mpi $(BUILD)/asan/dist/test_dist_mpi)
 $(BUILD)/dist $(BUILD)/asan/dist:
 	@mkdir -p $@
-$(BUILD)/dist/test_dist_mpi: tests/dist/test_dist_mpi.c $(BUILD)/tests/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/dist
+$(BUILD)/dist/test_dist_mpi: tests/dist/test_dist_mpi.c examples/fsdp_train.c $(BUILD)/tests/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/dist
 	$(CC) $(BASE) $(TESTFAST) $(MPI_CFLAGS) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ $(LIBS) $(MPI_LIBS)
-$(BUILD)/asan/dist/test_dist_mpi: tests/dist/test_dist_mpi.c $(BUILD)/asan/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/asan/dist
+$(BUILD)/asan/dist/test_dist_mpi: tests/dist/test_dist_mpi.c examples/fsdp_train.c $(BUILD)/asan/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/asan/dist
 	$(CC) $(BASE) $(ASAN) $(MPI_CFLAGS) -DCT_TEST_SHARED_IMPL $< $(BUILD)/asan/ct_impl.o -o $@ $(LIBS) $(MPI_LIBS)
 # examples/ddp_train.c with Open MPI when mpicc is here (mpirun -np 2 build/examples/ddp_train),
 # else the single-process build
@@ -483,7 +483,7 @@ $(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
 # tests (tests/dist/test_dist_nccl.h; NCCL emulated over MPI by tests/dist/emu/nccl.h),
 # run as `mpirun -np 2 test_cuda_emu --nccl` by tests/dist/run_nccl.sh in the suite.
 NCCL_EMU := $(if $(MPICC),-DCT_TEST_NCCL -DCTENSOR_NCCL -Itests/dist/emu $(MPI_CFLAGS))
-$(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) tests/dist/test_dist_nccl.h tests/dist/emu/nccl.h | $(BUILD)/cuda
+$(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) examples/fsdp_train.c tests/dist/test_dist_nccl.h tests/dist/emu/nccl.h | $(BUILD)/cuda
 	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu $(NCCL_EMU) -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread -llapacke -lopenblas $(if $(MPICC),$(MPI_LIBS))
 test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
@@ -510,7 +510,7 @@ $(BUILD)/cuda/fashion_mnist_emu: examples/fashion_mnist.c $(HEADERS) $(wildcard 
 .PHONY: bench-cuda
 $(BUILD)/bench/cuda_ops: bench/cuda/cuda_ops.c bench/bench.h $(HEADERS) | $(BUILD)/bench
 	@[ -n "$(NVCC_FOUND)" ] || { echo "bench-cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)"; exit 1; }
-	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -I. -Ibench -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcusolver -lcublas -llapacke -lopenblas
+	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -I. -Ibench -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcusolver -lcublasLt -lcublas -llapacke -lopenblas
 bench-cuda: $(BUILD)/bench/cuda_ops
 	@BUILD=$(BUILD) sh bench/run.sh cuda_ops
 # ---- end CUDA ------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
    kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
    ctensor_linalg.h, fused attention for ctensor_nn.h's transformer fastpath.
-   v0.7 (2026-12-07)
+   v0.8 (2026-12-07)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
@@ -41,6 +41,14 @@
      requantisation kernel; the CPU's codes exactly on the emulator), batched
      qr (cuBLAS geqrfBatched, Q formed by a kernel) and batched
      solve_triangular (cuBLAS trsmBatched); never run on a GPU.
+     Issue 16 (part 5, 2026-12-07): quantized::linear_dynamic on the device
+     (the activation's range and codes in kernels, the same cuBLASLt GEMM,
+     dequantisation + bias in the epilogue; the CPU's int32 products bit for
+     bit on the emulator), one cuBLASLt helper for the three int8 ops (a packed
+     weight at an unaligned address is copied to an aligned block), and
+     TransformerEncoder's nested (packed) rows on the device (ctensor_nn.h
+     gathers and scatters them with the device's index_select / index_copy_);
+     never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -212,8 +220,9 @@
        the KV-cache mode): cuBLAS projections, device LayerNorm and
        activations, and a fused attention kernel (tiles of keys in shared
        memory, an online softmax, the masks inside the tile; no B x H x S x S
-       matrix). The modules' fastpath check in ctensor_nn.h still sends device
-       inputs to the regular path, so these serve direct calls of the ops.
+       matrix). The modules take them for device inputs (unmasked, padded,
+       and TransformerEncoder's nested rows: ctensor_nn.h reads the mask's
+       lengths on the host and gathers the rows on the device).
      - ctensor_nn.h's ct::conv2d_relu (the JIT's conv + relu fusion): the device
        convolution, then relu's kernel over the output in place.
      - ctensor_quant.h's quantized::linear and quantized::linear_relu, when it
@@ -226,7 +235,9 @@
        packed weight moved by ct_cuda_q_conv_packed_to (groups, depthwise,
        stride, padding, dilation, per-channel weights): im2col into int8, the
        same cuBLASLt GEMM per group, the CPU's epilogue in a kernel (the same
-       codes; the output NCHW contiguous). Not yet: linear_dynamic, the
+       codes; the output NCHW contiguous); quantized::linear_dynamic with a
+       float32 input on the device (the range, the codes, the GEMM and the
+       dequantisation there; one read-back of the range). Not yet: the
        quantized modules (ct_nnq_conv2d stays on the CPU) and the other
        quantized ops on the device (they fail naming the op).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
@@ -335,6 +346,9 @@
                        (ct_cuda_q_conv_packed_to), batched qr (geqrfBatched)
                        and solve_triangular (trsmBatched) (emulator only so
                        far).
+     0.8 (2026-12-07)  quantized::linear_dynamic on the device;
+                       TransformerEncoder's nested rows on the device
+                       (emulator only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -503,6 +517,9 @@ CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_pac
 CTENSOR_API ct_q_conv_packed *ct_cuda_q_conv_packed_to(const ct_q_conv_packed *w, ct_device dev);
 #endif
 
+/* ============================================================================
+   Initialisation
+   ========================================================================== */
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
    program loads (and before any ctensor_cuda.h function); calling it is harmless.
    It makes no CUDA call: a program without a GPU pays nothing. */
@@ -9024,7 +9041,13 @@ static void ct__cu_la_register(void) {
    in the same float32 operations, one rounding each (__fmul_rn / __fadd_rn:
    no contraction into FMA), so the codes equal the CPU's (integers wrap in
    32 bits as there). Per-channel weights (axis 0) and weight zero points are
-   supported; quantized::linear_dynamic has no CUDA kernel yet (conv: below).
+   supported. quantized::linear_dynamic (a float32 input: the CUDA backend's
+   slot) quantizes x on the device: its range by two reduction kernels (NaNs
+   skipped; a NaN first value kept, as the CPU's scan does), read back as two
+   floats (one stream synchronisation: the parameters are the CPU's own choice,
+   ct_q_choose_qparams, so scale, zero point and errors match), the codes by a
+   kernel (the CPU's rounding), then the same GEMM and the same epilogue kernel
+   writing float32 (no requantisation). (conv: below)
    Compiled by nvcc; run only on the emulator (tests/cuda/emu/cublasLt.h), not
    yet on a GPU. Link with -lcublasLt.
    ========================================================================== */
@@ -9038,6 +9061,67 @@ static unsigned ct__cu_q_blocks(int64_t n) {
     int64_t b = (n + CT__CU_THREADS - 1) / CT__CU_THREADS;
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
+/* The int8 GEMM of every int8 op here, through cuBLASLt: for g < G,
+   acc_g^T (Np x M, ld Np, column-major) = W_g (Np x Kp: the transpose of the
+   column-major Kp x Np) A_g^T (Kp x M), i.e. acc_g[m][n] = sum_k A_g[m][k]
+   W_g[n][k] in int32 (CUDA_R_8I inputs, CUBLAS_COMPUTE_32I, scale CUDA_R_32I,
+   "TN": the int8 layout cuBLASLt requires). W_g = W + g wstride, A_g = A + g
+   astride, acc_g = acc + g cstride. cuBLASLt's int8 constraints are the
+   callers' layout: Kp and Np (the leading dimensions) multiples of 4, every
+   pointer 4-byte aligned (the strides keep that), 16-byte aligned where
+   possible (the allocator's blocks; ct__cu_q_aligned below copies a packed
+   weight that is not). *what names the failed call. */
+static cublasStatus_t ct__cu_q_lt_gemm(int dev, int64_t G, const int8_t *W, int64_t wstride, const int8_t *A, int64_t astride, int32_t *acc,
+                                       int64_t cstride, int64_t Kp, int64_t Np, int64_t M, const char **what) {
+    std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cublasLtMatmulDesc_t desc = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+    int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
+#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) *what = #call; } while (0)
+    if (!ct__cu_lt[dev]) {
+        CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
+        if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+    }
+    CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)Kp, (uint64_t)Np, Kp));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)Kp, (uint64_t)M, Kp));
+    CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)Np, (uint64_t)M, Np));
+    for (int64_t g = 0; g < G && s == CUBLAS_STATUS_SUCCESS; g++) {
+        int32_t *accg = acc + g * cstride;
+        CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, W + g * wstride, la, A + g * astride, lb, &zero, accg, lc, accg, lc, NULL, NULL, 0,
+                                 ct__cu_cur_stream()));
+    }
+#undef CT__CU_LT
+    if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
+    if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
+    if (la) (void)cublasLtMatrixLayoutDestroy(la);
+    if (desc) (void)cublasLtMatmulDescDestroy(desc);
+    return s;
+}
+/* A packed weight's bytes at a 16-byte aligned address: its own data when they
+   are (a packed weight made by ct_cuda_q_*_packed_to always is), else a copy
+   into a fresh allocator block (*tmp, released by the caller): the op's inputs
+   are plain tensors, and a view of one at an odd offset must neither fault
+   (the conv's doubles) nor be refused by cuBLASLt. NULL: error set. */
+static const int8_t *ct__cu_q_aligned(const char *op, const ct_tensor *pk, ct_tensor **tmp) {
+    *tmp = NULL;
+    const int8_t *p = (const int8_t *)ct__ptr(pk);
+    if ((uintptr_t)p % 16 == 0) return p;
+    int64_t n = pk->shape[0];
+    ct_tensor *t = ct__alloc(CT_INT8, 1, &n, NULL, pk->device);
+    if (!t) return NULL;
+    cudaError_t e = cudaMemcpyAsync(ct__ptr(t), p, (size_t)n, cudaMemcpyDeviceToDevice, ct__cu_cur_stream());
+    if (e != cudaSuccess) {
+        ct__decref(t);
+        ct__cu_fail(op, e);
+        return NULL;
+    }
+    *tmp = t;
+    return (const int8_t *)ct__ptr(t);
+}
 /* a[m, k] = x[m, k] - 128 for k < K, 0 for K <= k < Kp: the quint8 codes as int8 */
 __global__ void ct__cu_q_prep_kernel(const uint8_t *x, int8_t *a, int64_t M, int64_t K, int64_t Kp) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * Kp; i += (int64_t)gridDim.x * blockDim.x) {
@@ -9045,10 +9129,23 @@ __global__ void ct__cu_q_prep_kernel(const uint8_t *x, int8_t *a, int64_t M, int
         a[i] = k < K ? (int8_t)((int)x[m * K + k] - 128) : (int8_t)0;
     }
 }
-/* the CPU path's epilogue (ctensor_quant.h's ct__qg_requant), one output a thread */
-__global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8_t *y, int64_t M, int64_t N, int64_t K, const int32_t *colsum,
-                                        const float *wscale, const int32_t *wzp, int per_channel, const float *bias, float a_scale,
-                                        int32_t a_zp, float inv, float ozp, float lo) {
+/* a quint8 code as ct__qg_requant makes it (v / scale as v * inv, clamped,
+   rounded half to even, the zero point added, clamped to [lo, 255]), one
+   rounding an operation (no FMA contraction), as a float */
+__device__ __forceinline__ float ct__cu_q_round(float v, float inv, float zp, float lo) {
+    float t = __fmul_rn(v, inv);
+    t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
+    t = t < 1024.f ? t : 1024.f;
+    t = __fadd_rn(rintf(t), zp);
+    t = t > lo ? t : lo;
+    return t < 255.f ? t : 255.f;
+}
+/* the CPU path's epilogue (ctensor_quant.h's ct__qg_run), one output a thread:
+   v = float(sum a w - corrections) * (a_scale w_scale) + bias; yf (float32,
+   quantized::linear_dynamic) gets v, else y (quint8) its requantised code */
+__global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8_t *y, float *yf, int64_t M, int64_t N, int64_t K,
+                                        const int32_t *colsum, const float *wscale, const int32_t *wzp, int per_channel, const float *bias,
+                                        float a_scale, int32_t a_zp, float inv, float ozp, float lo) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * N; i += (int64_t)gridDim.x * blockDim.x) {
         int64_t m = i / N, n = i % N, ch = per_channel ? n : 0;
         uint32_t ar = (uint32_t)acc[m * ldacc + n] + 128u * (uint32_t)colsum[n];
@@ -9057,19 +9154,116 @@ __global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8
         uint32_t corr = (uint32_t)a_zp * (uint32_t)colsum[n] - (uint32_t)K * (uint32_t)a_zp * wz;
         float mult = __fmul_rn(a_scale, wscale[ch]);
         float v = __fadd_rn(__fmul_rn((float)(int32_t)(ar - corr - wz * rs), mult), bias[n]);
-        float t = __fmul_rn(v, inv);
-        t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
-        t = t < 1024.f ? t : 1024.f;
-        t = __fadd_rn(rintf(t), ozp);
-        t = t > lo ? t : lo;
-        t = t < 255.f ? t : 255.f;
-        y[i] = (uint8_t)(int32_t)t;
+        if (yf) yf[i] = v;
+        else y[i] = (uint8_t)(int32_t)ct__cu_q_round(v, inv, ozp, lo);
     }
 }
+/* ---- the dynamic Linear's activation (quantized::linear_dynamic) ----
+   x's range: per block the minimum and maximum of its grid-stride share, NaNs
+   skipped (part[2 b], part[2 b + 1]); one block folds the parts into r[0] and
+   r[1], and r[2] = x[0] (the CPU's scan starts there: a NaN first value stays
+   its minimum and maximum, an error of the choice of parameters) */
+__device__ void ct__cu_qd_fold(float *smn, float *smx, float mn, float mx) {
+    const int t = (int)threadIdx.x;
+    smn[t] = mn;
+    smx[t] = mx;
+    __syncthreads();
+    for (int h = CT__CU_THREADS / 2; h > 0; h >>= 1) {
+        if (t < h) {
+            smn[t] = smn[t + h] < smn[t] ? smn[t + h] : smn[t];
+            smx[t] = smx[t + h] > smx[t] ? smx[t + h] : smx[t];
+        }
+        __syncthreads();
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_qd_minmax_kernel(const float *x, int64_t n, float *part) {
+    __shared__ float smn[CT__CU_THREADS], smx[CT__CU_THREADS];
+    float mn = INFINITY, mx = -INFINITY;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        float v = x[i];
+        mn = v < mn ? v : mn;   /* a NaN compares false: skipped */
+        mx = v > mx ? v : mx;
+    }
+    ct__cu_qd_fold(smn, smx, mn, mx);
+    if (threadIdx.x == 0) {
+        part[2 * blockIdx.x] = smn[0];
+        part[2 * blockIdx.x + 1] = smx[0];
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_qd_range_kernel(const float *part, int64_t nb, const float *x, float *r) {
+    __shared__ float smn[CT__CU_THREADS], smx[CT__CU_THREADS];
+    float mn = INFINITY, mx = -INFINITY;
+    for (int64_t b = threadIdx.x; b < nb; b += blockDim.x) {
+        mn = part[2 * b] < mn ? part[2 * b] : mn;
+        mx = part[2 * b + 1] > mx ? part[2 * b + 1] : mx;
+    }
+    ct__cu_qd_fold(smn, smx, mn, mx);
+    if (threadIdx.x == 0) {
+        r[0] = smn[0];
+        r[1] = smx[0];
+        r[2] = x[0];
+    }
+}
+/* a[m, k] = x[m, k]'s quint8 code (1 / scale = inv, zero point zp) - 128 for
+   k < K, 0 for K <= k < Kp */
+__global__ void ct__cu_qd_quant_kernel(const float *x, int8_t *a, int64_t M, int64_t K, int64_t Kp, float inv, float zp) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * Kp; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t m = i / Kp, k = i % Kp;
+        a[i] = k < K ? (int8_t)((int32_t)ct__cu_q_round(x[m * K + k], inv, zp, 0.f) - 128) : (int8_t)0;
+    }
+}
+/* the dynamic parameters of x (n values, contiguous, on device dev): its range
+   on the device, read back (12 bytes, one stream synchronisation), then the
+   CPU path's own choice (ct_q_choose_qparams to quint8 [0, 255], reduce_range
+   as asked), so the parameters and the errors (an infinite or NaN range) are
+   the CPU's. Inside the op's device guard. */
+static int ct__cu_qd_params(const char *op, ct_device dev, const float *x, int64_t n, int reduce_range, double *sc, int64_t *zp) {
+    float r[3] = {0.f, 0.f, 0.f};   /* no values: the CPU's range [0, 0] */
+    if (n > 0) {
+        int64_t nb = (n + CT__CU_THREADS - 1) / CT__CU_THREADS, cap = 4 * (int64_t)ct__cu_sms(dev.index);
+        nb = nb < cap ? nb : cap;
+        int64_t len = 2 * nb + 3;
+        ct_tensor *buf = ct__alloc(CT_FLOAT32, 1, &len, NULL, dev);
+        if (!buf) return -1;
+        float *bp = (float *)ct__ptr(buf);
+        CT__CU_LAUNCH((unsigned)nb, CT__CU_THREADS, (x, n, bp), ct__cu_qd_minmax_kernel);
+        int rc = ct__cu_launched(op);
+        if (!rc) {
+            CT__CU_LAUNCH(1, CT__CU_THREADS, (bp, nb, x, bp + 2 * nb), ct__cu_qd_range_kernel);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc) {
+            cudaError_t e = cudaMemcpyAsync(r, bp + 2 * nb, sizeof r, cudaMemcpyDeviceToHost, ct__cu_cur_stream());
+            if (e == cudaSuccess) e = cudaStreamSynchronize(ct__cu_cur_stream());
+            if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+        }
+        ct__decref(buf);
+        if (rc) return -1;
+        if (r[2] != r[2]) r[0] = r[1] = r[2];
+    }
+    if (ct_q_choose_qparams(r[0], r[1], 0, 255, 0, reduce_range, sc, zp)) {
+        char why[256];   /* (the message is formatted into the buffer ct_last_error reads) */
+        const char *e = ct_last_error();
+        size_t n = strlen(e) < sizeof why - 1 ? strlen(e) : sizeof why - 1;
+        memcpy(why, e, n);
+        why[n] = 0;
+        return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, why);
+    }
+    return 0;
+}
+/* inputs of the three Linear ops (x, packed, col_sums, scales, zero_points, bias0),
+   their CPU table's, with the device's packed layout (ct_cuda_q_linear_packed_to) */
 static int ct__cu_q_meta_linear(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
+    int dyn = c->op == CT__QOP(Q_LINEAR_DYNAMIC);
     const ct_tensor *x = c->in[0], *pk = c->in[1], *cs = c->in[2], *sc = c->in[3], *zp = c->in[4], *b = c->in[5];
     int64_t K = c->a->i[0];
+    for (int i = 1; i < 6; i++)
+        if (!ct_device_eq(c->in[i]->device, x->device)) {
+            char bx[32], bw[32];
+            return ct__failed(CT_ERR_DEVICE, "%s: the input (on %s) and the packed weight (on %s) must be on one device (move the weight with "
+                              "ct_cuda_q_linear_packed_to)", op, ct_device_str(x->device, bx, sizeof bx), ct_device_str(c->in[i]->device, bw, sizeof bw));
+        }
     if (cs->dtype != CT_INT32 || cs->ndim != 1 || pk->dtype != CT_INT8 || pk->ndim != 1 || K < 0 || !ct__is_contig(pk) || !ct__is_contig(cs) ||
         !ct__is_contig(sc) || !ct__is_contig(zp) || !ct__is_contig(b) || K > INT32_MAX || cs->shape[0] > INT32_MAX - 4)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
@@ -9077,14 +9271,19 @@ static int ct__cu_q_meta_linear(ct__call *c) {
     if (pk->shape[0] != CT__CU_Q_R4(N + 1) * CT__CU_Q_R4(K) || sc->dtype != CT_FLOAT32 || sc->ndim != 1 || (sc->shape[0] != 1 && sc->shape[0] != N) ||
         zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 || b->shape[0] != N)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
-    if (x->dtype != CT_QUINT8 || !x->qparams)
-        return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
-    if (x->qparams->nchannels)
-        return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
-    if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    if (dyn) {
+        if (x->dtype != CT_FLOAT32)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be float32 (dynamic quantization), got %s", op, CT__DTNAME(x->dtype));
+    } else {
+        if (x->dtype != CT_QUINT8 || !x->qparams)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
+        if (x->qparams->nchannels)
+            return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
+        if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    }
     if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
         return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K, CT__SHAPE(x));
-    if (!ct__is_contig(x))
+    if (!dyn && !ct__is_contig(x))   /* (a float input is made contiguous by the kernel) */
         return ct__failed(CT_ERR_UNSUPPORTED, "%s: the input must be contiguous on CUDA (got strides of a view)", op);
     int64_t M = 1;
     for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
@@ -9093,20 +9292,21 @@ static int ct__cu_q_meta_linear(ct__call *c) {
     int64_t shape[CT_MAX_DIMS];
     for (int d = 0; d + 1 < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim - 1] = N;
-    ct__out_new(c, CT_QUINT8, x->ndim, shape);
+    ct__out_new(c, dyn ? CT_FLOAT32 : CT_QUINT8, x->ndim, shape);
     return 0;
 }
-static int ct__cu_q_k_linear(ct__call *c) {
-    const char *op = CT__CU_OPNAME(c);
-    const ct_tensor *x = c->in[0];
-    ct_tensor *y = c->out[0];
-    int64_t K = c->a->i[0], N = c->in[2]->shape[0], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), M = 1;
+/* The Linear ops' device work: x [M, K] (contiguous; float32 when dyn, else
+   quint8), w = (packed, col_sums, scales, zero_points, bias0) on x's device,
+   a: the op's attributes; y [M, N] (float32 when dyn, else quint8), or NULL to
+   stop after the product. acc_keep (tests): when not NULL, the int32 product
+   acc [M, Np] (acc[m][n] = sum_k (a[m][k] - 128) W[n][k], column N the
+   activations' sums) comes back there, and the activation's parameters in
+   xs / xzp. */
+static int ct__cu_q_linear_run(const char *op, int dyn, int relu, const ct_tensor *x, ct_tensor *const *w, const ct__attrs *at, ct_tensor *y,
+                               ct_tensor **acc_keep, double *xs, int64_t *xzp) {
+    int64_t K = at->i[0], N = w[1]->shape[0], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), M = 1;
     for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
-    ct_qparams *qp = ct_qparams_per_tensor(c->a->s[0], c->a->i[1], CT_PER_TENSOR_AFFINE);
-    if (!qp) return -1;
-    ct_status qst = ct_set_qparams(y, qp);
-    ct_qparams_release(qp);
-    if (qst != CT_OK) return -1;
+    if (acc_keep) *acc_keep = NULL;
     if (M == 0 || N == 0) return 0;
     int dev = x->device.index, rc = 0;
     int64_t na = M * (Kp ? Kp : 1), nacc = M * Np;
@@ -9117,56 +9317,70 @@ static int ct__cu_q_k_linear(ct__call *c) {
     }
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     const char *what = NULL;
+    double a_scale = dyn ? 0.0 : x->qparams->scale;
+    int64_t a_zp = dyn ? 0 : x->qparams->zero_point;
     {
         ct__cu_guard guard(dev, op);
         if (!guard.ok) rc = -1;
+        if (!rc && dyn) rc = ct__cu_qd_params(op, x->device, (const float *)ct__ptr(x), M * K, (at->flags & 1) != 0, &a_scale, &a_zp);
         if (!rc && Kp == 0) {   /* no products: the sums are 0 */
             cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
             if (e != cudaSuccess) rc = ct__cu_fail(op, e);
         } else if (!rc) {
-            CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp), ct__cu_q_prep_kernel);
+            if (dyn) {   /* the CPU's codes: x * (1 / scale) rounded, + zero point (ct__qg_requant with lo 0) */
+                CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const float *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp,
+                                                                        1.0f / (float)a_scale, (float)a_zp), ct__cu_qd_quant_kernel);
+            } else {
+                CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp), ct__cu_q_prep_kernel);
+            }
             rc = ct__cu_launched(op);
         }
         if (!rc && Kp) {
-            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
-            cublasLtMatmulDesc_t desc = NULL;
-            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
-#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
-            if (!ct__cu_lt[dev]) {
-                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
-                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+            ct_tensor *wtmp = NULL;
+            const int8_t *W = ct__cu_q_aligned(op, w[0], &wtmp);
+            if (!W) rc = -1;
+            else {
+                s = ct__cu_q_lt_gemm(dev, 1, W, 0, (const int8_t *)ct__ptr(a), 0, (int32_t *)ct__ptr(acc), 0, Kp, Np, M, &what);
+                if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
             }
-            /* acc^T (Np x M, ld Np, column-major) = W (Np x Kp: the transpose of the column-major Kp x Np) A_s^T (Kp x M) */
-            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)Kp, (uint64_t)Np, Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)Kp, (uint64_t)M, Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)Np, (uint64_t)M, Np));
-            CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, ct__ptr(c->in[1]), la, ct__ptr(a), lb, &zero, ct__ptr(acc), lc, ct__ptr(acc), lc,
-                                     NULL, NULL, 0, ct__cu_cur_stream()));
-#undef CT__CU_LT
-            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
-            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
-            if (la) (void)cublasLtMatrixLayoutDestroy(la);
-            if (desc) (void)cublasLtMatmulDescDestroy(desc);
-            if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
+            if (wtmp) ct__decref(wtmp);
         }
-        if (!rc) {
-            const ct_qparams *xq = x->qparams;
+        if (!rc && y) {
             CT__CU_LAUNCH(ct__cu_q_blocks(M * N), CT__CU_THREADS,
-                          ((const int32_t *)ct__ptr(acc), Np, (uint8_t *)ct__ptr(y), M, N, K, (const int32_t *)ct__ptr(c->in[2]),
-                           (const float *)ct__ptr(c->in[3]), (const int32_t *)ct__ptr(c->in[4]), (int)(c->in[3]->shape[0] > 1),
-                           (const float *)ct__ptr(c->in[5]), (float)xq->scale, (int32_t)xq->zero_point, 1.0f / (float)c->a->s[0],
-                           (float)c->a->i[1], c->op == CT__QOP(Q_LINEAR_RELU) ? (float)c->a->i[1] : 0.f),
+                          ((const int32_t *)ct__ptr(acc), Np, dyn ? (uint8_t *)NULL : (uint8_t *)ct__ptr(y), dyn ? (float *)ct__ptr(y) : (float *)NULL,
+                           M, N, K, (const int32_t *)ct__ptr(w[1]), (const float *)ct__ptr(w[2]), (const int32_t *)ct__ptr(w[3]),
+                           (int)(w[2]->shape[0] > 1), (const float *)ct__ptr(w[4]), (float)a_scale, (int32_t)a_zp,
+                           dyn ? 0.f : 1.0f / (float)at->s[0], dyn ? 0.f : (float)at->i[1], relu ? (float)at->i[1] : 0.f),
                           ct__cu_q_requant_kernel);
             rc = ct__cu_launched(op);
         }
     }
     ct__decref(a);   /* the allocator keeps the blocks for the stream's later work */
-    ct__decref(acc);
+    if (!rc && acc_keep) {
+        *acc_keep = acc;
+        if (xs) *xs = a_scale;
+        if (xzp) *xzp = a_zp;
+    } else {
+        ct__decref(acc);
+    }
     if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
+    return rc;
+}
+static int ct__cu_q_k_linear(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    int dyn = c->op == CT__QOP(Q_LINEAR_DYNAMIC);
+    ct_tensor *y = c->out[0];
+    if (!dyn) {
+        ct_qparams *qp = ct_qparams_per_tensor(c->a->s[0], c->a->i[1], CT_PER_TENSOR_AFFINE);
+        if (!qp) return -1;
+        ct_status qst = ct_set_qparams(y, qp);
+        ct_qparams_release(qp);
+        if (qst != CT_OK) return -1;
+    }
+    ct_tensor *x = dyn ? ct__contig_ref(c->in[0]) : ct__incref(c->in[0]);
+    if (!x) return -1;
+    int rc = ct__cu_q_linear_run(op, dyn, c->op == CT__QOP(Q_LINEAR_RELU), x, c->in + 1, c->a, y, NULL, NULL, NULL);
+    ct__decref(x);
     return rc;
 }
 /* the arguments of ct_cuda_q_{linear,conv}_packed_to: a packed weight and a CUDA device */
@@ -9376,7 +9590,11 @@ static int ct__cu_qc_k(ct__call *c) {
     q.OH = y->shape[2]; q.OW = y->shape[3];
     q.K = q.Cg * q.kh * q.kw; q.Kp = CT__CU_Q_R4(q.K); q.Np = CT__CU_Q_R4(q.Og + 1); q.M = q.N * q.OH * q.OW;
     int dev = x->device.index, rc = 0;
-    const int8_t *pkp = (const int8_t *)ct__ptr(pk);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    ct_tensor *ptmp = NULL;   /* the packed bytes 16-byte aligned: its doubles and cuBLASLt's operand */
+    const int8_t *pkp = ct__cu_q_aligned(op, pk, &ptmp);
+    if (!pkp) return -1;
     const int64_t soff = CT__CU_QC_R8(ct__cu_qc_wbytes(q.G, q.Og, q.K));
     const ct_qparams *xq = x->qparams;
     const float *bp = b ? (const float *)ct__ptr(b) : (const float *)NULL;
@@ -9384,26 +9602,25 @@ static int ct__cu_qc_k(ct__call *c) {
     const int32_t *wzp = (const int32_t *)(const void *)(pkp + soff + 8 * q.O);
     const int pc = w->qparams->nchannels != 0, relu = c->op == CT__QOP(QCONV2D_RELU);
     if (q.Cg == 1 && q.Og == 1) {   /* depthwise: the direct kernel (no G small products) */
-        ct__cu_guard guard(dev, op);
-        if (!guard.ok) return -1;
         CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
                       ((const uint8_t *)ct__ptr(x), pkp, (uint8_t *)ct__ptr(y), q, wsc, wzp, pc, bp, xq->scale, (int32_t)xq->zero_point,
                        1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
                       ct__cu_qc_dw_kernel);
-        return ct__cu_launched(op);
+        rc = ct__cu_launched(op);
+        if (ptmp) ct__decref(ptmp);
+        return rc;
     }
     int64_t na = q.G * q.M * (q.Kp ? q.Kp : 1), nacc = q.G * q.M * q.Np;
     ct_tensor *A = ct__alloc(CT_INT8, 1, &na, NULL, x->device), *acc = A ? ct__alloc(CT_INT32, 1, &nacc, NULL, x->device) : NULL;
     if (!A || !acc) {
         if (A) ct__decref(A);
+        if (ptmp) ct__decref(ptmp);
         return -1;
     }
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     const char *what = NULL;
     {
-        ct__cu_guard guard(dev, op);
-        if (!guard.ok) rc = -1;
-        if (!rc && q.Kp == 0) {   /* no taps: the sums are 0 */
+        if (q.Kp == 0) {   /* no taps: the sums are 0 */
             cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
             if (e != cudaSuccess) rc = ct__cu_fail(op, e);
         } else if (!rc) {
@@ -9411,33 +9628,9 @@ static int ct__cu_qc_k(ct__call *c) {
                                                                                (int32_t)x->qparams->zero_point), ct__cu_qc_im2col_kernel);
             rc = ct__cu_launched(op);
         }
-        if (!rc && q.Kp) {
-            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
-            cublasLtMatmulDesc_t desc = NULL;
-            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
-#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
-            if (!ct__cu_lt[dev]) {
-                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
-                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
-            }
-            /* per group: acc_g^T (Np x M, ld Np) = W_g (Np x Kp) A_g^T (Kp x M), as the Linear's */
-            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.Np, q.Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.M, q.Kp));
-            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)q.Np, (uint64_t)q.M, q.Np));
-            for (int64_t g = 0; g < q.G && s == CUBLAS_STATUS_SUCCESS; g++) {
-                int32_t *accg = (int32_t *)ct__ptr(acc) + g * q.M * q.Np;
-                CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, pkp + g * q.Np * q.Kp, la, (const int8_t *)ct__ptr(A) + g * q.M * q.Kp, lb, &zero, accg,
-                                         lc, accg, lc, NULL, NULL, 0, ct__cu_cur_stream()));
-            }
-#undef CT__CU_LT
-            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
-            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
-            if (la) (void)cublasLtMatrixLayoutDestroy(la);
-            if (desc) (void)cublasLtMatmulDescDestroy(desc);
+        if (!rc && q.Kp) {   /* per group: acc_g = A_g W_g^T, as the Linear's */
+            s = ct__cu_q_lt_gemm(dev, q.G, pkp, q.Np * q.Kp, (const int8_t *)ct__ptr(A), q.M * q.Kp, (int32_t *)ct__ptr(acc), q.M * q.Np, q.Kp, q.Np,
+                                 q.M, &what);
             if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
         }
         if (!rc) {
@@ -9450,6 +9643,7 @@ static int ct__cu_qc_k(ct__call *c) {
     }
     ct__decref(A);   /* the allocator keeps the blocks for the stream's later work */
     ct__decref(acc);
+    if (ptmp) ct__decref(ptmp);
     if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
     return rc;
 }
@@ -9549,6 +9743,8 @@ static void ct__cu_q_register(void) {
     static const int ops[] = {CT__Q_Q_LINEAR, CT__Q_Q_LINEAR_RELU};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
         ct_register_backend_op(ct__q_defs[ops[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
+    /* a float32 input: the CUDA backend's slot (the CPU table's op, the device's meta) */
+    ct_register_backend_op(ct__q_defs[CT__Q_Q_LINEAR_DYNAMIC].sname, CT_BACKEND_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
     static const int convs[] = {CT__Q_QCONV2D, CT__Q_QCONV2D_RELU};
     for (size_t k = 0; k < sizeof convs / sizeof convs[0]; k++)
         ct_register_backend_op(ct__q_defs[convs[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_qc_meta, ct__cu_qc_k);

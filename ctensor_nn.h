@@ -11985,7 +11985,7 @@ static ct_tensor *ct__mha_regular(ct_module *m, const ct_tensor *query, const ct
         mask = am->dtype == CT_UINT8 ? ct_to(am, CT_BOOL) : ct_alias(am);
         if (mask && mask->ndim == 2) mask = ct_unsqueeze(mask, 0);
     } else if (a && a->is_causal) {
-        ct_tensor *ones = ct_ones_n(CT_BOOL, 2, CT__INTS(L, S));
+        ct_tensor *ones = ct_ones_on_n(q->device, CT_BOOL, 2, CT__INTS(L, S));
         mask = ct_unsqueeze(ct_triu(ones, 1), 0);
     }
     if ((am || (a && a->is_causal)) && !mask) return NULL;
@@ -13894,7 +13894,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
     } else {
         ct_tensor *sc = ct_div_scalar(ct_matmul(q, ct_transpose(k, -2, -1)), sqrt((double)E));
         ct_tensor *mk = NULL;
-        if (is_causal) mk = ct_tril(ct_ones_n(CT_BOOL, 2, CT__INTS(L, S)), 0);
+        if (is_causal) mk = ct_tril(ct_ones_on_n(q->device, CT_BOOL, 2, CT__INTS(L, S)), 0);
         else if (mask) mk = ct_alias(mask);
         if (mk) sc = mk->dtype == CT_BOOL ? ct_masked_fill(sc, ct_logical_not(mk), -INFINITY) : ct_add(sc, mk);
         ct_tensor *w = ct_softmax(sc, -1);

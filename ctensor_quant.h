@@ -3617,8 +3617,10 @@ static int ct__qg_k_linear(ct__call *c) {
         double sc;
         int64_t zp;
         if (ct_q_choose_qparams(mn, mx, 0, 255, 0, (c->a->flags & 1) != 0, &sc, &zp)) {
+            char why[256];   /* a copy: the message is formatted into the buffer ct_last_error reads */
+            snprintf(why, sizeof why, "%s", ct_last_error());
             ct__decref(x);
-            return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, ct_last_error());
+            return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, why);
         }
         abuf = (uint8_t *)CT_MALLOC((size_t)(n ? n : 1));
         if (!abuf) {

@@ -24,19 +24,46 @@
      qr_b10000_32_f32                linalg.qr (reduced) of 10000 32 x 32 (geqrfBatched)
      solve_triangular_b10000_32_f32  linalg.solve_triangular (upper) of 10000 32 x 32
                                      triangles, one right-hand side (trsmBatched)
+   the BERT-base encoder layer (d_model 768, 12 heads, feed-forward 3072, relu,
+   post-norm) at batch 64, sequence 512, float32, inference:
+     encoder_layer_regular_b64_s512_f32  the layer module with the fastpath off
+                                     (ct_set_transformer_fastpath(0); PyTorch: the
+                                     layer in training mode with dropout 0): the
+                                     unfused ops, a [B, H, S, S] score matrix
+     encoder_layer_b64_s512_f32      the fused op (the fastpath), no mask
+     encoder_layer_pad_b64_s512_f32  the fused op with a key padding mask (sequences
+                                     of 512 - 4 b tokens: the tiles skip padded keys)
+     encoder_layer_nested_b64_s512_f32  the same padded batch as nested rows: packed
+                                     (ct_nested_from_mask: lengths on the host, a
+                                     gather on the device), the fused op on the
+                                     24,640 real tokens, unpadded (ct_nested_to_padded:
+                                     a scatter on the device), all per call (PyTorch:
+                                     TransformerEncoder(enable_nested_tensor) of the
+                                     layer with the mask: the same three steps)
+   and the int8 Linear 4096 x 4096 (ctensor_quant.h on cuBLASLt; per-tensor qint8
+   weights, bias), batch 1 and 256:
+     q_linear_dynamic_4096_b{1,256}  quantized::linear_dynamic: the float32 input's
+                                     range, its codes, the int8 GEMM and the float32
+                                     output with the bias (reduce_range off)
+     q_linear_4096_b{1,256}          quantized::linear: quint8 in, quint8 out
+   PyTorch has no quantized Linear on CUDA: its twin composes the same steps from
+   its CUDA ops (aminmax, round/clamp, torch._int_mm for the int8 GEMM, the
+   dequantisation), skipped when torch._int_mm is missing; _int_mm needs more
+   than 16 rows, so its batch 1 pads the input to 32 rows (said in its params).
    Every batch of repetitions ends with a device synchronize inside the timing
    (bench_opts.sync / ctbench.run(sync=...)): kernels are asynchronous. Results
    are fresh tensors per op (a CT_SCOPE per op), as `c = a + b` in PyTorch.
 
    Build and run (a machine with a GPU and PyTorch with CUDA): make bench-cuda
    (nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Ibench bench/cuda/cuda_ops.c -lcusolver -lcublas
-   -llapacke -lopenblas).
+   -lcublasLt -llapacke -lopenblas).
    Without a GPU it prints a comment line and exits 0. */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include "ctensor_linalg.h"
+#include "ctensor_quant.h"
 #include "ctensor_cuda.h"
 
 static ct_device GPU;
@@ -126,6 +153,43 @@ static void layer_step(void *u) {
     CT_SCOPE {
         sink = ct_dispatch(l->op, l->nin, l->in, &l->a, NULL, 0, out, 1) == 1 ? out[0] : NULL;
     }
+}
+
+/* the same layer on nested rows: ct_nested_from_mask (the mask's lengths read on
+   the host, as PyTorch's nested_tensor_from_mask; the rows gathered on the
+   device), the fused op in nested mode (offsets on the device), unpadded by
+   ct_nested_to_padded (a scatter on the device); in[0] the padded batch, in[13]
+   the mask */
+static void nested_step(void *u) {
+    layer_job *l = (layer_job *)u;
+    CT_SCOPE {
+        ct_nested nt;
+        ct_tensor *in[14], *out[1] = {NULL};
+        sink = NULL;
+        if (ct_nested_from_mask(l->in[0], l->in[13], &nt) == CT_OK) {
+            ct_tensor *parts[2] = {ct_zeros(CT_INT64, 1), ct_cumsum(nt.lengths, 0)};
+            ct_tensor *off = parts[1] ? ct_to_device(ct_cat(2, parts, 0), GPU) : NULL;
+            memcpy(in, l->in, sizeof in);
+            in[0] = nt.values;
+            in[13] = off;
+            if (off && ct_dispatch(l->op, 14, in, &l->a, NULL, 0, out, 1) == 1) {
+                nt.values = out[0];
+                sink = ct_nested_to_padded(&nt, 0.0);
+            }
+        }
+    }
+}
+/* the layer module on the regular path (the fastpath off) */
+typedef struct module_job { ct_module *m; ct_tensor *x; } module_job;
+static void module_step(void *u) {
+    module_job *j = (module_job *)u;
+    CT_SCOPE { sink = ct_transformer_encoder_forward(j->m, j->x, NULL, NULL); }
+}
+/* the int8 Linears: x float32 (dynamic) or quint8 (static) on the device */
+typedef struct qlin_job { int dynamic; ct_tensor *x; ct_q_linear_packed *w; } qlin_job;
+static void qlin_step(void *u) {
+    qlin_job *j = (qlin_job *)u;
+    CT_SCOPE { sink = j->dynamic ? ct_q_linear_dynamic(j->x, j->w, 0) : ct_q_linear(j->x, j->w, 0.5, 128); }
 }
 
 typedef struct train_job { ct_module *model; ct_optimizer *opt; ct_tensor *x, *y; } train_job;
@@ -252,8 +316,10 @@ int main(void) {
     /* a BERT-base encoder layer (d_model 768, 12 heads, feed-forward 3072, relu,
        post-norm) at batch 64, sequence 512, float32, inference: the fused op
        with cuBLAS GEMMs and the fused attention kernel; with a key padding mask
-       (sequences of 512 - 4 b tokens: the tiles skip the padded keys) */
-    if (bench_selected("encoder_layer_b64_s512_f32") || bench_selected("encoder_layer_pad_b64_s512_f32")) {
+       (sequences of 512 - 4 b tokens: the tiles skip the padded keys); on nested
+       rows (the real tokens only) */
+    if (bench_selected("encoder_layer_b64_s512_f32") || bench_selected("encoder_layer_pad_b64_s512_f32") ||
+        bench_selected("encoder_layer_nested_b64_s512_f32")) {
         const int64_t B = 64, S = 512, E = 768, F = 3072;
         layer_job l;
         memset(&l, 0, sizeof l);
@@ -281,8 +347,77 @@ int main(void) {
             bench_run_opts(nm, pad ? "fused encoder layer, BERT-base, [64, 512, 768], key padding (lengths 512 - 4b)"
                                    : "fused encoder layer, BERT-base, [64, 512, 768]", layer_step, &l, &o);
         }
+        if (bench_selected("encoder_layer_nested_b64_s512_f32")) {
+            l.a.mode = 2;   /* nested */
+            sink = NULL;
+            nested_step(&l);
+            if (!sink || ct_cuda_synchronize() != CT_OK) printf("# encoder_layer_nested_b64_s512_f32: failed: %s\n", ct_last_error());
+            else bench_run_opts("encoder_layer_nested_b64_s512_f32",
+                                "fused encoder layer, BERT-base, [64, 512, 768] as nested rows (lengths 512 - 4b): pack, layer, unpad", nested_step, &l, &o);
+        }
         o.flops = 0;
         for (int i = 0; i < 14; i++) ct_release(l.in[i]);
+    }
+    /* the same layer as a module on the regular path (fastpath off): the unfused ops */
+    if (bench_selected("encoder_layer_regular_b64_s512_f32")) {
+        const int64_t B = 64, S = 512, E = 768;
+        ct_transformer_layer_options lo;
+        memset(&lo, 0, sizeof lo);
+        lo.dim_feedforward = 3072;
+        lo.dropout = CT_ZERO;
+        lo.batch_first = 1;
+        module_job mj;
+        mj.m = ct_module_eval(ct_nn_transformer_encoder_layer(E, 12, &lo));
+        if (!mj.m || !ct_module_to(mj.m, GPU)) { printf("# encoder_layer_regular_b64_s512_f32: failed: %s\n", ct_last_error()); return 0; }
+        CT_SCOPE { mj.x = ct_retain(ct_randn_on(GPU, CT_FLOAT32, B, S, E)); }
+        int g = ct_set_grad_enabled(0);
+        ct_set_transformer_fastpath(0);
+        o.flops = 2.0 * (double)B * S * (4.0 * E * E + 2.0 * E * 3072) + 4.0 * (double)B * S * S * E;
+        sink = NULL;
+        module_step(&mj);
+        if (!sink || ct_cuda_synchronize() != CT_OK) printf("# encoder_layer_regular_b64_s512_f32: failed: %s\n", ct_last_error());
+        else bench_run_opts("encoder_layer_regular_b64_s512_f32", "encoder layer module, fastpath off, BERT-base, [64, 512, 768]", module_step, &mj, &o);
+        o.flops = 0;
+        ct_set_transformer_fastpath(1);
+        ct_set_grad_enabled(g);
+        ct_release(mj.x);
+        ct_module_free(mj.m);
+    }
+
+    /* the int8 Linear 4096 x 4096 on cuBLASLt, batch 1 and 256 */
+    {
+        const int64_t K = 4096, N = 4096;
+        ct_q_linear_packed *w = NULL, *wd = NULL;
+        CT_SCOPE {
+            ct_tensor *wq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, N, K), 0.02), 0.0005, 0, CT_QINT8);
+            w = wq ? ct_q_linear_prepack(wq, ct_randn(CT_FLOAT32, N)) : NULL;
+            wd = w ? ct_cuda_q_linear_packed_to(w, GPU) : NULL;
+        }
+        static const int64_t qb[2] = {1, 256};
+        for (int k = 0; k < 4 && wd; k++) {
+            char nm[64], prm[128];
+            int dyn = k < 2;
+            int64_t M = qb[k % 2];
+            snprintf(nm, sizeof nm, "%s_4096_b%lld", dyn ? "q_linear_dynamic" : "q_linear", (long long)M);
+            if (!bench_selected(nm)) continue;
+            snprintf(prm, sizeof prm, "%s, [%lld, 4096] x 4096 x 4096 int8, per-tensor weight, bias", dyn ? "float32 in and out" : "quint8 in and out",
+                     (long long)M);
+            qlin_job j = {dyn, NULL, wd};
+            CT_SCOPE {
+                ct_tensor *x = ct_randn_on(GPU, CT_FLOAT32, M, K);
+                j.x = ct_retain(dyn ? x : ct_to_device(ct_quantize_per_tensor(ct_to_device(x, ct_cpu()), 0.03, 128, CT_QUINT8), GPU));
+            }
+            o.flops = 2.0 * (double)M * N * K;
+            sink = NULL;
+            qlin_step(&j);
+            if (!sink || ct_cuda_synchronize() != CT_OK) printf("# %s: failed: %s\n", nm, ct_last_error());
+            else bench_run_opts(nm, prm, qlin_step, &j, &o);
+            o.flops = 0;
+            ct_release(j.x);
+        }
+        if (!wd) printf("# q_linear: setup failed: %s\n", ct_last_error());
+        ct_q_linear_packed_free(w);
+        ct_q_linear_packed_free(wd);
     }
 
     /* the Fashion-MNIST CNN's training step */

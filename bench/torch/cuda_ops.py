@@ -104,6 +104,64 @@ def main():
                     "with torch.no_grad():\n    c = layer(x, src_key_padding_mask=kpm)", env, flops=flops, sync=sync)
         del layer, x, kpm, env
 
+    # the same layer: regular path (training mode with dropout 0 takes no fastpath: the
+    # same math), and nested rows (TransformerEncoder with enable_nested_tensor packs the
+    # padded batch, runs the layer on the real tokens and pads the result again)
+    if ctbench.selected("encoder_layer_regular_b64_s512_f32") or ctbench.selected("encoder_layer_nested_b64_s512_f32"):
+        B, S, E, Fd = 64, 512, 768, 3072
+        layer = nn.TransformerEncoderLayer(E, 12, Fd, dropout=0.0, batch_first=True).to(dev)
+        x = torch.randn(B, S, E, device=dev)
+        lens = S - 4 * torch.arange(B, device=dev)
+        kpm = torch.arange(S, device=dev)[None, :] >= lens[:, None]
+        flops = 2.0 * B * S * (4.0 * E * E + 2.0 * E * Fd) + 4.0 * B * S * S * E
+        layer.train()
+        ctbench.run("encoder_layer_regular_b64_s512_f32", "encoder layer module, fastpath off, BERT-base, [64, 512, 768]",
+                    "with torch.no_grad():\n    c = layer(x)", {"torch": torch, "layer": layer, "x": x}, flops=flops, sync=sync)
+        layer.eval()
+        enc = nn.TransformerEncoder(layer, 1, enable_nested_tensor=True).to(dev).eval()
+        ctbench.run("encoder_layer_nested_b64_s512_f32",
+                    "fused encoder layer, BERT-base, [64, 512, 768] as nested rows (lengths 512 - 4b): pack, layer, unpad",
+                    "with torch.no_grad():\n    c = enc(x, src_key_padding_mask=kpm)", {"torch": torch, "enc": enc, "x": x, "kpm": kpm},
+                    flops=flops, sync=sync)
+        del layer, enc, x, kpm
+
+    # the int8 Linear 4096 x 4096, batch 1 and 256. PyTorch has no quantized Linear on
+    # CUDA: the same steps from its CUDA ops, torch._int_mm for the int8 GEMM (it needs
+    # more than 16 rows: batch 1 is padded to 32 rows, said in the params)
+    qnames = ["q_linear_dynamic_4096_b1", "q_linear_dynamic_4096_b256", "q_linear_4096_b1", "q_linear_4096_b256"]
+    if any(ctbench.selected(q) for q in qnames):
+        if not hasattr(torch, "_int_mm"):
+            print("# q_linear: torch._int_mm is missing (PyTorch < 2.1): skipped")
+        else:
+            K = N = 4096
+            w8 = torch.randint(-127, 128, (N, K), dtype=torch.int8, device=dev)
+            wt = w8.t()
+            colsum = w8.sum(1, dtype=torch.int32)
+            wscale, bias = 0.0005, torch.randn(N, device=dev)
+            dyn = ("mn, mx = torch.aminmax(x)\n"
+                   "mn = torch.clamp(mn, max=0.0); mx = torch.clamp(mx, min=0.0)\n"
+                   "sc = torch.clamp((mx - mn) / 255.0, min=1e-8); zp = torch.clamp(torch.round(-mn / sc), 0, 255)\n"
+                   "a = (torch.clamp(torch.round(x / sc) + zp, 0, 255) - 128).to(torch.int8)\n"
+                   "acc = torch._int_mm(a, wt)\n"
+                   "c = ((acc + (128 - zp) * colsum).float() * (sc * wscale) + bias)[:m]")
+            stat = ("a = (xq.to(torch.int16) - 128).to(torch.int8)\n"
+                    "acc = torch._int_mm(a, wt)\n"
+                    "v = (acc + (128 - 128) * colsum).float() * (0.03 * wscale) + bias\n"
+                    "c = torch.clamp(torch.round(v / 0.5) + 128, 0, 255).to(torch.uint8)[:m]")
+            for m in (1, 256):
+                rows = 32 if m <= 16 else m
+                pad = ", padded to 32 rows for torch._int_mm" if rows != m else ""
+                x = torch.randn(rows, K, device=dev)
+                xq = torch.randint(0, 256, (rows, K), dtype=torch.uint8, device=dev)
+                env = {"torch": torch, "x": x, "xq": xq, "wt": wt, "colsum": colsum, "wscale": wscale, "bias": bias, "m": m}
+                ctbench.run("q_linear_dynamic_4096_b%d" % m,
+                            "float32 in and out, [%d, 4096] x 4096 x 4096 int8, per-tensor weight, bias%s" % (m, pad), dyn, env,
+                            flops=2.0 * m * N * K, sync=sync)
+                ctbench.run("q_linear_4096_b%d" % m,
+                            "quint8 in and out, [%d, 4096] x 4096 x 4096 int8, per-tensor weight, bias%s" % (m, pad), stat, env,
+                            flops=2.0 * m * N * K, sync=sync)
+            del w8, wt, colsum, bias
+
     if ctbench.selected("cnn_train_step_b64"):
         model = nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2, 2),
                               nn.Conv2d(32, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2, 2),

@@ -138,8 +138,8 @@ else
   SANENV=${SKIP:+CT_CUDA_SKIP=$SKIP} sanitizer "memcheck (every test${SKIP:+ but$(echo "$SKIP" | tr ',' ' ')})" \
     "$(( $(left) - 5 ))" "$OUTD/memcheck.log" --tool memcheck ./$BIN
   if [ "$(left)" -ge 30 ]; then
-    SANENV="CT_CUDA_TESTS=test_reductions,test_softmax,test_layer_norm,test_batch_norm,test_cross_entropy,test_scans,test_var_std,test_sort_topk,test_nonzero_masked_select,test_random,test_logic_reductions,test_norm_logsumexp,test_mode,test_shape_take_one_hot_repeat_interleave,test_fused_attention${SKIP:+ CT_CUDA_SKIP=$SKIP}" \
-      sanitizer "racecheck (reductions, softmax, norms, cross_entropy, scans, var/std, sort, compaction, random, norm/logsumexp/mode, one_hot, fused attention)" "$(( $(left) - 3 ))" "$OUTD/racecheck.log" --tool racecheck ./$BIN
+    SANENV="CT_CUDA_TESTS=test_reductions,test_softmax,test_layer_norm,test_batch_norm,test_cross_entropy,test_scans,test_var_std,test_sort_topk,test_nonzero_masked_select,test_random,test_logic_reductions,test_norm_logsumexp,test_mode,test_shape_take_one_hot_repeat_interleave,test_fused_attention,test_q_linear_dynamic_cublaslt,test_fused_attention_nested${SKIP:+ CT_CUDA_SKIP=$SKIP}" \
+      sanitizer "racecheck (reductions, softmax, norms, cross_entropy, scans, var/std, sort, compaction, random, norm/logsumexp/mode, one_hot, fused attention, the dynamic int8 range, nested rows)" "$(( $(left) - 3 ))" "$OUTD/racecheck.log" --tool racecheck ./$BIN
   else
     note "SKIP racecheck: $(left)s left of the budget"
   fi

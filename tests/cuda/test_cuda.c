@@ -1358,6 +1358,8 @@ TEST(test_host_reads) {
     ct_tensor *q = data(CT_FLOAT32, 2, CT_DIMS(2, 5, 8)), *k = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8)), *vv = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8));
     CHECK_SAME(ct_scaled_dot_product_attention(dev(q), dev(k), dev(vv), NULL, 0.0, 0),
                ct_scaled_dot_product_attention(q, k, vv, NULL, 0.0, 0), 1e-5, 1e-6);
+    CHECK_SAME(ct_scaled_dot_product_attention(dev(q), dev(k), dev(vv), NULL, 0.0, 1),   /* is_causal: the mask made on the device */
+               ct_scaled_dot_product_attention(q, k, vv, NULL, 0.0, 1), 1e-5, 1e-6);
     /* helpers that read masks, offsets or lengths on the host: values through a copy, or a clear error */
     ct_tensor *m2 = dev(ct_full(CT_FLOAT32, 2.0, 4, 6));
     CHECK_ERR(ct_masked_scatter(dx, m2, dx), CT_ERR_ARG, "masked_scatter: Mask tensor can take 0 and 1 values only");
@@ -2557,6 +2559,7 @@ static const test_case TESTS[] = {
     {"test_fused_attention", test_fused_attention}, {"test_fused_attention_modules", test_fused_attention_modules},
     {"test_fused_attention_nested", test_fused_attention_nested},
     {"test_q_linear_cublaslt", test_q_linear_cublaslt}, {"test_q_conv_cublaslt", test_q_conv_cublaslt},
+    {"test_q_linear_dynamic_cublaslt", test_q_linear_dynamic_cublaslt},
     {"test_conv2d_relu", test_conv2d_relu},
 #ifdef CT_EMU_CUBLASLT_H
     {"test_emu_cublaslt_constraints", test_emu_cublaslt_constraints},

@@ -243,3 +243,131 @@ TEST(test_q_conv_cublaslt) {
     ct_q_conv_packed_free(w);
     ct_q_conv_packed_free(wd);
 }
+
+/* quantized::linear_dynamic on the device (the activation's range and codes on
+   the device, cuBLASLt's int8 GEMM, dequantisation + bias in a kernel) against
+   the CPU path on the same float input and packed weight: the activation's
+   parameters equal, the int32 products bit for bit (ct__cu_q_linear_run keeps
+   them: acc[m][n] + 128 colsum[n] is the CPU's u8 x s8 sum, column N + 128 K
+   the row's sum of codes), the float outputs within 1e-6 relative. x [rows...,
+   K], w [N, K] qint8 (per channel when pc, weight zero points when wzp). */
+static void q_dyn_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, int bias, int rr) {
+    int64_t K = xs[nd - 1], M = ct_numel(ct_empty_n(CT_FLOAT32, nd, xs)) / (K ? K : 1);
+    ct_tensor *x = ct_add_scalar(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.3);
+    int64_t ws[2] = {N, K};
+    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 2, ws), 0.5), *wq;
+    if (pc) {
+        ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, N), 0.01), 0.004);
+        ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
+        wq = ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
+    } else {
+        wq = ct_quantize_per_tensor(wf, 0.006, wzp ? 3 : 0, CT_QINT8);
+    }
+    ct_q_linear_packed *w = ct_q_linear_prepack(wq, bias ? ct_randn(CT_FLOAT32, N) : NULL);
+    ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
+    CHECK(w && wd);
+    if (!w || !wd) {
+        ct_q_linear_packed_free(w);
+        ct_q_linear_packed_free(wd);
+        return;
+    }
+    ct_tensor *xd = dev(x);
+    ct_tensor *yc = ct_q_linear_dynamic(x, w, rr), *yd = ct_q_linear_dynamic(xd, wd, rr);
+    CHECK(yc && yd);
+    if (!yd) printf("  q_dyn_case: %s\n", ct_last_error());
+    if (yc && yd) {
+        CHECK(ct_get_device(yd).type == CT_CUDA && yd->dtype == CT_FLOAT32 && ct_same_shape(yc, yd));
+        ct_tensor *yh = ct_to_device(yd, ct_cpu());
+        CHECK(ct_allclose(yh, yc, 1e-6, 1e-6) == 1);
+        double md = ct_item(ct_amax(ct_abs(ct_sub(yh, yc)), 0, NULL, 0));
+        if (md > 0) printf("  q_dyn_case: max |device - cpu| = %g\n", md);
+    }
+    /* the products: the CPU's activation codes (its choice of parameters), then its u8 x s8 GEMM */
+    ct_tensor *xq = ct_quantize_per_tensor_dynamic(x, CT_QUINT8, rr);
+    ct_tensor *acc = NULL;
+    double sc = 0;
+    int64_t zp = -1;
+    ct_attrs at;
+    memset(&at, 0, sizeof at);
+    at.i[0] = K;
+    at.flags = rr ? 1 : 0;
+    ct_tensor *wv[5] = {wd->packed, wd->col_sums, wd->scales, wd->zero_points, wd->bias0};
+    CHECK(xq && ct__cu_q_linear_run("test", 1, 0, xd, wv, &at, NULL, &acc, &sc, &zp) == 0 && acc);
+    if (xq && acc) {
+        CHECK(sc == ct_q_scale(xq) && zp == ct_q_zero_point(xq));
+        int64_t Np = (N + 1 + 3) / 4 * 4;
+        ct_tensor *ah = ct_to_device(acc, ct_cpu()), *codes = ct_contiguous(ct_int_repr(xq)), *ref = ct_zeros(CT_INT32, M, N);
+        CHECK(ct_q_gemm_u8s8s32(M, (const uint8_t *)ct_data_ptr(codes), K, w, (int32_t *)ct_data_ptr(ref), N) == 0);
+        const int32_t *A = (const int32_t *)ct_data_ptr(ah), *R = (const int32_t *)ct_data_ptr(ref), *cs = (const int32_t *)ct_data_ptr(w->col_sums);
+        const uint8_t *cp = (const uint8_t *)ct_data_ptr(codes);
+        int64_t bad = 0;
+        for (int64_t m = 0; m < M; m++) {
+            uint32_t rs = 0;
+            for (int64_t k = 0; k < K; k++) rs += cp[m * K + k];
+            bad += (uint32_t)A[m * Np + N] + 128u * (uint32_t)K != rs;
+            for (int64_t n = 0; n < N; n++) bad += (uint32_t)A[m * Np + n] + 128u * (uint32_t)cs[n] != (uint32_t)R[m * N + n];
+        }
+        CHECK_EQ_INT(bad, 0);
+        ct__decref(acc);
+    }
+    ct_q_linear_packed_free(w);
+    ct_q_linear_packed_free(wd);
+}
+TEST(test_q_linear_dynamic_cublaslt) {
+    ct_manual_seed(79);
+    const int64_t a[2] = {5, 37}, b3[3] = {2, 3, 64}, c[2] = {1, 1}, d[2] = {9, 130}, e[2] = {4, 8};
+    q_dyn_case(2, a, 19, 0, 0, 1, 1);    /* per tensor, K and N not multiples of 4, reduce_range (PyTorch's x86 default) */
+    q_dyn_case(3, b3, 64, 1, 1, 0, 0);   /* per channel, weight zero points, no bias, the full range */
+    q_dyn_case(2, c, 3, 0, 1, 1, 1);     /* K = 1, one row */
+    q_dyn_case(2, d, 33, 1, 0, 1, 0);
+    q_dyn_case(2, e, 4, 0, 0, 0, 1);
+    /* a non-contiguous input (a view: made contiguous on the device) and an empty batch */
+    ct_tensor *wq = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 6, 8), 0.01, 0, CT_QINT8);
+    ct_q_linear_packed *w = ct_q_linear_prepack(wq, ct_randn(CT_FLOAT32, 6));
+    ct_q_linear_packed *wd = ct_cuda_q_linear_packed_to(w, ct_cuda(0));
+    CHECK(w && wd);
+    ct_tensor *xt = ct_randn(CT_FLOAT32, 8, 5), *yc = ct_q_linear_dynamic(ct_transpose(xt, 0, 1), w, 1);
+    ct_tensor *yd = ct_q_linear_dynamic(ct_transpose(dev(xt), 0, 1), wd, 1);
+    CHECK(yc && yd && ct_allclose(ct_to_device(yd, ct_cpu()), yc, 1e-6, 1e-6) == 1);
+    ct_tensor *y0 = ct_q_linear_dynamic(dev(ct_zeros(CT_FLOAT32, 0, 8)), wd, 1);
+    CHECK(y0 && y0->ndim == 2 && y0->shape[0] == 0 && y0->shape[1] == 6);
+    /* a packed weight whose bytes are not 16-byte aligned (a view at offset 1): copied to an aligned block, same result */
+    ct_tensor *x = ct_randn(CT_FLOAT32, 3, 8);
+    ct_tensor *ycx = ct_q_linear_dynamic(x, w, 1);
+    ct_q_linear_packed odd = *wd;
+    ct_tensor *parts[2] = {ct_zeros_on(ct_cuda(0), CT_INT8, 1), wd->packed};
+    ct_tensor *pk1 = ct_cat(2, parts, 0);
+    odd.packed = ct_narrow(pk1, 0, 1, wd->packed->shape[0]);
+    CHECK(((uintptr_t)ct_data_ptr(odd.packed)) % 4 != 0);
+    ct_tensor *yodd = ct_q_linear_dynamic(dev(x), &odd, 1);
+    CHECK(yodd && ct_allclose(ct_to_device(yodd, ct_cpu()), ycx, 1e-6, 1e-6) == 1);
+    /* errors: the CPU's messages */
+    ct_tensor *xinf = ct_clone(x);
+    ((float *)ct_data_ptr(xinf))[4] = INFINITY;
+    CHECK(ct_q_linear_dynamic(xinf, w, 1) == NULL);
+    char cpu_msg[2048];
+    memcpy(cpu_msg, ct_last_error(), strlen(ct_last_error()) + 1 < sizeof cpu_msg ? strlen(ct_last_error()) + 1 : sizeof cpu_msg);
+    cpu_msg[sizeof cpu_msg - 1] = 0;
+    CHECK_ERR(ct_q_linear_dynamic(dev(xinf), wd, 1), CT_ERR_ARG, "quantized_linear_dynamic: cannot quantize the input (choose_qparams: min (-");
+    CHECK(ct_q_linear_dynamic(dev(xinf), wd, 1) == NULL && strstr(ct_last_error(), ") must be <= max (inf), both finite)"));
+    CT_T_REPORT(strcmp(ct_last_error(), cpu_msg) == 0, "the device's message [%s] differs from the CPU's [%s]", ct_last_error(), cpu_msg);
+    ct_tensor *xnan = ct_clone(x);   /* a NaN first value: the CPU's scan keeps it, an error */
+    ((float *)ct_data_ptr(xnan))[0] = NAN;
+    CHECK(ct_q_linear_dynamic(xnan, w, 1) == NULL);
+    CHECK_ERR(ct_q_linear_dynamic(dev(xnan), wd, 1), CT_ERR_ARG, "cannot quantize the input");
+    ct_tensor *xnan2 = ct_clone(x);  /* a NaN later: skipped by the range, code 0, as on the CPU */
+    ((float *)ct_data_ptr(xnan2))[5] = NAN;
+    ct_tensor *yn = ct_q_linear_dynamic(xnan2, w, 1), *ynd = ct_q_linear_dynamic(dev(xnan2), wd, 1);
+    CHECK(yn && ynd && ct_allclose(ct_to_device(ynd, ct_cpu()), yn, 1e-6, 1e-6) == 1);
+    CHECK_ERR(ct_q_linear_dynamic(dev(ct_randn(CT_FLOAT64, 3, 8)), wd, 1), CT_ERR_DTYPE,
+              "quantized_linear_dynamic: the input must be float32 (dynamic quantization), got Double");
+    CHECK_ERR(ct_q_linear_dynamic(dev(ct_randn(CT_FLOAT32, 3, 7)), wd, 1), CT_ERR_SHAPE,
+              "quantized_linear_dynamic: the input's last dimension must be in_features = 8, got shape [3, 7]");
+    CHECK_ERR(ct_q_linear_dynamic(dev(x), w, 1), CT_ERR_DEVICE, "");   /* device input, CPU weight */
+    CHECK_ERR(ct_q_linear_dynamic(x, wd, 1), CT_ERR_DEVICE, "");       /* CPU input, device weight */
+    ct_q_linear_packed bad = *wd;   /* the CPU's packing of the weight's bytes with device tensors: refused */
+    bad.packed = dev(w->packed);
+    CHECK_ERR(ct_q_linear_dynamic(dev(x), &bad, 1), CT_ERR_ARG, "make it with ct_cuda_q_linear_packed_to");
+    ct_q_linear_packed_free(w);
+    ct_q_linear_packed_free(wd);
+}
