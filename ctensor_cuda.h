@@ -9271,18 +9271,7 @@ static int ct__cu_q_meta_linear(ct__call *c) {
     if (pk->shape[0] != CT__CU_Q_R4(N + 1) * CT__CU_Q_R4(K) || sc->dtype != CT_FLOAT32 || sc->ndim != 1 || (sc->shape[0] != 1 && sc->shape[0] != N) ||
         zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 || b->shape[0] != N)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
-    if (dyn) {
-        if (x->dtype != CT_FLOAT32)
-            return ct__failed(CT_ERR_DTYPE, "%s: the input must be float32 (dynamic quantization), got %s", op, CT__DTNAME(x->dtype));
-    } else {
-        if (x->dtype != CT_QUINT8 || !x->qparams)
-            return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
-        if (x->qparams->nchannels)
-            return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
-        if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
-    }
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
-        return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K, CT__SHAPE(x));
+    if (ct__qg_check_input(op, c, dyn, K)) return -1;   /* ctensor_quant.h's checks of the input */
     if (!dyn && !ct__is_contig(x))   /* (a float input is made contiguous by the kernel) */
         return ct__failed(CT_ERR_UNSUPPORTED, "%s: the input must be contiguous on CUDA (got strides of a view)", op);
     int64_t M = 1;

@@ -3519,6 +3519,27 @@ CTENSOR_API int ct_q_gemm_u8s8s32(int64_t M, const uint8_t *a, int64_t lda, cons
 /* ---- the ops: quantized::linear, linear_relu (QuantizedCPU), linear_dynamic ----
    inputs (x, packed, col_sums, scales, zero_points, bias0): the packed weight's
    tensors, so the op is a plain row of the table that a tracer can save */
+/* the Linear's input, for the CPU's and the CUDA backend's metas: float32
+   (dynamic) or quint8 per tensor with valid output parameters (static), its last
+   dim in_features K */
+static int ct__qg_check_input(const char *op, const ct__call *c, int dyn, int64_t K) {
+    const ct_tensor *x = c->in[0];
+    if (dyn) {
+        if (x->dtype != CT_FLOAT32)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be float32 (dynamic quantization), got %s", op, CT__DTNAME(x->dtype));
+    } else {
+        if (x->dtype != CT_QUINT8 || !x->qparams)
+            return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
+        if (x->qparams->nchannels)
+            return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op,
+                              ct_qscheme_name(x->qparams->qscheme));
+        if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    }
+    if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
+        return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K,
+                          CT__SHAPE(x));
+    return 0;
+}
 static int ct__qg_meta(ct__call *c) {
     const char *op = ct__opdef_get(c->op)->name;
     int dyn = c->op == CT__QOP(Q_LINEAR_DYNAMIC);
@@ -3541,20 +3562,7 @@ static int ct__qg_meta(ct__call *c) {
         zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 ||
         b->shape[0] != N)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight (make it with ct_q_linear_prepack)", op);
-    if (dyn) {
-        if (x->dtype != CT_FLOAT32)
-            return ct__failed(CT_ERR_DTYPE, "%s: the input must be float32 (dynamic quantization), got %s", op, CT__DTNAME(x->dtype));
-    } else {
-        if (x->dtype != CT_QUINT8 || !x->qparams)
-            return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
-        if (x->qparams->nchannels)
-            return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op,
-                              ct_qscheme_name(x->qparams->qscheme));
-        if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
-    }
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
-        return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K,
-                          CT__SHAPE(x));
+    if (ct__qg_check_input(op, c, dyn, K)) return -1;
     int64_t shape[CT_MAX_DIMS];
     for (int d = 0; d + 1 < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim - 1] = N;
@@ -3618,7 +3626,10 @@ static int ct__qg_k_linear(ct__call *c) {
         int64_t zp;
         if (ct_q_choose_qparams(mn, mx, 0, 255, 0, (c->a->flags & 1) != 0, &sc, &zp)) {
             char why[256];   /* a copy: the message is formatted into the buffer ct_last_error reads */
-            snprintf(why, sizeof why, "%s", ct_last_error());
+            const char *e = ct_last_error();
+            size_t len = strlen(e) < sizeof why - 1 ? strlen(e) : sizeof why - 1;
+            memcpy(why, e, len);
+            why[len] = 0;
             ct__decref(x);
             return ct__failed(CT_ERR_ARG, "%s: cannot quantize the input (%s)", op, why);
         }

@@ -9,20 +9,22 @@
    errors (a CPU device, a CPU weight with a device input, a float input, a
    view). */
 
+/* a qint8 weight [N, K]: per channel (scales in [0.004, 0.014)) when pc, else per
+   tensor (scale 0.006); weight zero points when wzp */
+static ct_tensor *q_weight(int64_t N, int64_t K, int pc, int wzp) {
+    int64_t ws[2] = {N, K};
+    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 2, ws), 0.5);
+    if (!pc) return ct_quantize_per_tensor(wf, 0.006, wzp ? 3 : 0, CT_QINT8);
+    ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, N), 0.01), 0.004);
+    ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
+    return ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
+}
 /* one case: x [rows..., K] quint8, w [N, K] qint8 (per channel when pc), output
    parameters (os, oz); the CPU's and the device's codes compared */
 static void q_lin_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, int bias, int relu, double os, int64_t oz) {
     int64_t K = xs[nd - 1];
     ct_tensor *xq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.03, 117, CT_QUINT8);
-    int64_t ws[2] = {N, K};
-    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 2, ws), 0.5), *wq;
-    if (pc) {
-        ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, N), 0.01), 0.004);
-        ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
-        wq = ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
-    } else {
-        wq = ct_quantize_per_tensor(wf, 0.006, wzp ? 3 : 0, CT_QINT8);
-    }
+    ct_tensor *wq = q_weight(N, K, pc, wzp);
     ct_tensor *b = bias ? ct_randn(CT_FLOAT32, N) : NULL;
     ct_q_linear_packed *w = ct_q_linear_prepack(wq, b);
     ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
@@ -254,15 +256,7 @@ TEST(test_q_conv_cublaslt) {
 static void q_dyn_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, int bias, int rr) {
     int64_t K = xs[nd - 1], M = ct_numel(ct_empty_n(CT_FLOAT32, nd, xs)) / (K ? K : 1);
     ct_tensor *x = ct_add_scalar(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.3);
-    int64_t ws[2] = {N, K};
-    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 2, ws), 0.5), *wq;
-    if (pc) {
-        ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, N), 0.01), 0.004);
-        ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
-        wq = ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
-    } else {
-        wq = ct_quantize_per_tensor(wf, 0.006, wzp ? 3 : 0, CT_QINT8);
-    }
+    ct_tensor *wq = q_weight(N, K, pc, wzp);
     ct_q_linear_packed *w = ct_q_linear_prepack(wq, bias ? ct_randn(CT_FLOAT32, N) : NULL);
     ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
     CHECK(w && wd);
