@@ -2993,7 +2993,9 @@ static int ct__cu_k_blas(ct__call *c) {
    ========================================================================== */
 typedef struct ct__cu_nnp {
     const char *x, *g, *w, *b, *m, *r;   /* x: input; g: incoming gradient; w, b: weight, bias; m, r: saved mean, rstd / invstd */
-    char *y, *o1, *o2, *o3;              /* outputs */
+    char *y, *o1, *o2, *o3;              /* outputs (layer_norm's saved mean and rstd o1, o2 may be NULL) */
+    const char *res;                     /* layer_norm: a residual added to each row before the norm, or NULL */
+    char *sum;                           /* layer_norm with res: x + res written here, or NULL */
     int32_t dt, es, lanes, cl;           /* the dtype of every operand; element size; threads per row; channels-last */
     int64_t M, N, C, HW;                 /* layer_norm: M rows of N; batch_norm: N samples, C channels, HW pixels (M = N HW) */
     double eps;
@@ -3015,26 +3017,30 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_fwd(const ct__cu_nnp
         const int64_t r = rb + (int64_t)threadIdx.x / L;
         const bool on = r < p.M;
         const char *x = p.x + (on ? r : 0) * p.N * p.es;
+        const char *xr = p.res ? p.res + (on ? r : 0) * p.N * p.es : NULL;   /* the fused residual, added as each element is read */
         C s = C(0), q = C(0);
         if (on)
-            for (int64_t j = lane; j < p.N; j += L) s += ld<C>(x + j * p.es, p.dt);
+            for (int64_t j = lane; j < p.N; j += L) s += ld<C>(x + j * p.es, p.dt) + (xr ? ld<C>(xr + j * p.es, p.dt) : C(0));
         s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, L, sm);
         const C mu = p.N ? s / (C)p.N : C(0);
         if (on)
             for (int64_t j = lane; j < p.N; j += L) {
-                C d = ld<C>(x + j * p.es, p.dt) - mu;
+                C d = ld<C>(x + j * p.es, p.dt) + (xr ? ld<C>(xr + j * p.es, p.dt) : C(0)) - mu;
                 q += d * d;
             }
         q = ct__cu_group_reduce<C, ct__cu_op_sum>(q, L, sm);
         if (!on) continue;   /* (the loop bound is the block's: everyone reaches the next reduction) */
         const C rs = C(1) / sqrt((p.N ? q / (C)p.N : C(0)) + (C)p.eps), c0 = -mu * rs;
-        if (lane == 0) {
+        if (lane == 0 && p.o1) {
             st<C>(p.o1 + r * p.es, p.dt, mu);
             st<C>(p.o2 + r * p.es, p.dt, rs);
         }
         char *y = p.y + r * p.N * p.es;
-        for (int64_t j = lane; j < p.N; j += L)
-            st<C>(y + j * p.es, p.dt, (ld<C>(x + j * p.es, p.dt) * rs + c0) * ld<C>(p.w + j * p.es, p.dt) + ld<C>(p.b + j * p.es, p.dt));
+        for (int64_t j = lane; j < p.N; j += L) {
+            const C v = ld<C>(x + j * p.es, p.dt) + (xr ? ld<C>(xr + j * p.es, p.dt) : C(0));
+            if (p.sum) st<C>(p.sum + (r * p.N + j) * p.es, p.dt, v);
+            st<C>(y + j * p.es, p.dt, (v * rs + c0) * ld<C>(p.w + j * p.es, p.dt) + ld<C>(p.b + j * p.es, p.dt));
+        }
     }
 }
 /* ---- layer_norm backward, the input gradient of each row:
@@ -9886,9 +9892,64 @@ static ct_tensor *ct__cu_tf_attend(const char *op, const ct_tensor *x, const ct_
     return at;
 }
 static int ct__cu_tf_into(ct_tensor *out, const ct_tensor *r) { return r && ct_copy_(out, r) ? 0 : -1; }
-static ct_tensor *ct__cu_tf_ln(const ct_tensor *x, const ct_tensor *g, const ct_tensor *b, double eps) {
-    int64_t E = x->shape[x->ndim - 1];
-    return ct_layer_norm(x, 1, &E, g, b, eps);
+/* ---- the encoder layer's fused epilogues ----
+   residual + LayerNorm: LN(x + r) in one pass over the rows (layer_norm's kernel
+   reading r beside x), x + r also written to *sum when sum is not NULL (the
+   norm_first layer keeps it); bias + activation: y = act(y + b) in place over
+   the feed-forward GEMM's output [rows, F] (the GEMM runs without its bias).
+   Inference only (the fused op's kernel runs without autograd); x, r, y
+   contiguous [rows, E] of the layer's dtype, g, b, bias of that dtype on the
+   same device. */
+static ct_tensor *ct__cu_tf_add_ln(const char *op, const ct_tensor *x, const ct_tensor *r, const ct_tensor *g, const ct_tensor *b, double eps,
+                                   ct_tensor **sum) {
+    ct_tensor *xc = ct_contiguous(x), *rc_ = r ? ct_contiguous(r) : NULL, *gc = ct_contiguous(g), *bc = ct_contiguous(b);
+    ct_tensor *y = xc ? ct_empty_on_n(x->device, x->dtype, x->ndim, x->shape) : NULL;
+    ct_tensor *sm = sum && y ? ct_empty_on_n(x->device, x->dtype, x->ndim, x->shape) : NULL;
+    if (!xc || (r && !rc_) || !gc || !bc || !y || (sum && !sm)) return NULL;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, x->dtype);
+    p.N = x->shape[x->ndim - 1];
+    p.M = p.N ? ct_numel(x) / p.N : 0;
+    p.eps = eps;
+    p.x = (const char *)ct__ptr(xc);
+    p.res = rc_ ? (const char *)ct__ptr(rc_) : NULL;
+    p.sum = sm ? (char *)ct__ptr(sm) : NULL;
+    p.w = (const char *)ct__ptr(gc);
+    p.b = (const char *)ct__ptr(bc);
+    p.y = (char *)ct__ptr(y);
+    p.lanes = p.N >= 1024 ? CT__CU_THREADS : 32;
+    int rc = 0;
+    if (p.M > 0) CT__CU_NN_RUN(rc, op, x->device.index, ct__cu_ln_fwd, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, x->device.index), p);
+    if (rc) return NULL;
+    if (sum) *sum = sm;
+    return y;
+}
+__device__ __forceinline__ float ct__cu_act(float v, int64_t a) { return a == 1 ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : a == 2 ? ct__geluf(v, 0) : v; }
+__device__ __forceinline__ double ct__cu_act(double v, int64_t a) { return a == 1 ? (v > 0.0 ? v : (v == v ? 0.0 : v)) : a == 2 ? ct__gelu(v, 0) : v; }
+/* y[i][j] = act(y[i][j] + b[j]) over M rows of N; p.C: 1 relu, 2 gelu */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bias_act_kernel(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.M * p.N; i += (int64_t)gridDim.x * blockDim.x) {
+        char *q = p.y + i * p.es;
+        st<C>(q, p.dt, ct__cu_act(ld<C>(q, p.dt) + ld<C>(p.b + (i % p.N) * p.es, p.dt), p.C));
+    }
+}
+/* the feed-forward's first layer: act(x w^T + bias), the GEMM without its bias, then
+   one pass for the bias and the activation */
+static ct_tensor *ct__cu_tf_linear_act(const char *op, const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias, int gelu) {
+    ct_tensor *h = ct_contiguous(ct_linear(x, w, NULL)), *bc = ct_contiguous(bias);
+    if (!h || !bc) return NULL;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, h->dtype);
+    p.N = h->shape[h->ndim - 1];
+    p.M = p.N ? ct_numel(h) / p.N : 0;
+    p.C = gelu ? 2 : 1;
+    p.y = (char *)ct__ptr(h);
+    p.b = (const char *)ct__ptr(bc);
+    int rc = 0;
+    if (p.M * p.N > 0) CT__CU_NN_RUN(rc, op, h->device.index, ct__cu_bias_act_kernel, ct__cu_blocks(p.M * p.N, CT__CU_THREADS, h->device.index), p);
+    return rc ? NULL : h;
 }
 /* the fused ops' kernel: in a scope, autograd off (inference only) */
 static int ct__cu_k_tf_body(ct__call *c) {
@@ -9930,19 +9991,22 @@ static int ct__cu_k_tf_body(ct__call *c) {
     }
     int gelu = (c->a->flags & 1) != 0, norm_first = (c->a->flags & 2) != 0;
     double eps1 = c->a->s[0], eps2 = c->a->s[1];
-    ct_tensor *x1, *y;
+    ct_tensor *x1 = NULL, *y = NULL;
+    /* the residual adds fused into the LayerNorms, the feed-forward's bias into its
+       activation (ct__cu_tf_add_ln, ct__cu_tf_linear_act) */
     if (norm_first) {   /* x1 = X + SA(LN1(X)), y = x1 + FF(LN2(x1)) */
-        ct_tensor *at = ct__cu_tf_attend(op, ct__cu_tf_ln(X, in[5], in[6], eps1), in[1], in[2], B, H, S, off, kpm, 0);
-        x1 = ct_add(X, ct_linear(at, in[3], in[4]));
-        ct_tensor *h = ct_linear(ct__cu_tf_ln(x1, in[7], in[8], eps2), in[9], in[10]);
-        h = gelu ? ct_gelu(h, "none") : ct_relu(h);
-        y = ct_add(x1, ct_linear(h, in[11], in[12]));
+        ct_tensor *at = ct__cu_tf_attend(op, ct__cu_tf_add_ln(op, X, NULL, in[5], in[6], eps1, NULL), in[1], in[2], B, H, S, off, kpm, 0);
+        ct_tensor *a = at ? ct_linear(at, in[3], in[4]) : NULL;
+        ct_tensor *n2 = a ? ct__cu_tf_add_ln(op, X, a, in[7], in[8], eps2, &x1) : NULL;   /* LN2(X + a); x1 = X + a */
+        ct_tensor *h = n2 ? ct__cu_tf_linear_act(op, n2, in[9], in[10], gelu) : NULL;
+        y = h ? ct_add(x1, ct_linear(h, in[11], in[12])) : NULL;
     } else {            /* x1 = LN1(X + SA(X)), y = LN2(x1 + FF(x1)) */
         ct_tensor *at = ct__cu_tf_attend(op, X, in[1], in[2], B, H, S, off, kpm, 0);
-        x1 = ct__cu_tf_ln(ct_add(X, ct_linear(at, in[3], in[4])), in[5], in[6], eps1);
-        ct_tensor *h = ct_linear(x1, in[9], in[10]);
-        h = gelu ? ct_gelu(h, "none") : ct_relu(h);
-        y = ct__cu_tf_ln(ct_add(x1, ct_linear(h, in[11], in[12])), in[7], in[8], eps2);
+        ct_tensor *a = at ? ct_linear(at, in[3], in[4]) : NULL;
+        x1 = a ? ct__cu_tf_add_ln(op, X, a, in[5], in[6], eps1, NULL) : NULL;
+        ct_tensor *h = x1 ? ct__cu_tf_linear_act(op, x1, in[9], in[10], gelu) : NULL;
+        ct_tensor *f = h ? ct_linear(h, in[11], in[12]) : NULL;
+        y = f ? ct__cu_tf_add_ln(op, x1, f, in[7], in[8], eps2, NULL) : NULL;
     }
     return ct__cu_tf_into(c->out[0], ct_reshape_n(y, x->ndim, x->shape));
 }
