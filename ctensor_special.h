@@ -476,8 +476,12 @@ CT__INLINE ct__vf ct__sp_v_erfcx(ct__vf x) {
     ct__vf neg = CT__SP_VSPLAT(2.0f) * ct__sp_v_expsq(x) - pos;
     return ct__vsel(x < CT__SP_VSPLAT(0.0f), ct__vsel(x < CT__SP_VSPLAT(-9.4f), CT__SP_VSPLAT(INFINITY), neg), pos);
 }
-CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a) {   /* ct__sp_ndtrf, lane by lane */
+CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a0) {   /* ct__sp_ndtrf, lane by lane */
     const ct__vf one = CT__SP_VSPLAT(1.0f), half = CT__SP_VSPLAT(0.5f), c0 = CT__SP_VSPLAT(CT__SP_NDTR_C0);
+    /* |a| from 100 on (inf, NaN too) as +-100 (the same results: 0 or 1; NaN is restored
+       below): the exponent's integer steps see no NaN */
+    const ct__vf a = ct__vsel(ct__vabs(a0) < CT__SP_VSPLAT(100.0f), a0,
+                              (ct__vf)(((ct__vi)a0 & CT__ISPLAT((int32_t)0x80000000)) | (ct__vi)CT__SP_VSPLAT(100.0f)));
     ct__vf x = a * CT__SP_VSPLAT(CT__SP_S_HI), sh = CT__SP_VSPLAT(CT__SP_S_H), sl = CT__SP_VSPLAT(CT__SP_S_HI - CT__SP_S_H);
     ct__vf ah = (ct__vf)((ct__vi)a & CT__ISPLAT((int32_t)0xfffff000)), al = a - ah;
     ct__vf d = (((ah * sh - x) + ah * sl) + al * sh) + al * sl + a * CT__SP_VSPLAT(CT__SP_S_LO);
@@ -506,7 +510,7 @@ CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a) {   /* ct__sp_ndtrf, lane by lane */
 #undef CT__SP_STEP
     ct__vf small = ct__vfma(x * CT__SP_VSPLAT(0.56418958354775628f), s, half);
     ct__vf res = ct__vsel(z < half, small, ct__vsel(x > CT__SP_VSPLAT(0.0f), one - y, y));
-    return ct__vsel(a != a, a, res);
+    return ct__vsel(a0 != a0, a0, res);
 }
 #endif
 static float ct__sp_log_ndtrf(float x) {
@@ -2474,8 +2478,7 @@ CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
 #else
     const ct__vf r = one / d;
 #endif
-    const ct__vf u = x * r;   /* (positive and finite in the lanes kept) */
-    const ct__vi ub = (ct__vi)u;
+    const ct__vi ub = (ct__vi)ct__vsel(*bad, one, x * r);   /* u (1 in the lanes left out: no NaN or negative bits below) */
     const ct__vi e = ((ub >> 23) - CT__ISPLAT(127)) - ((ub & CT__ISPLAT(0x007fffff)) > CT__ISPLAT(0x003504f3));   /* mantissa above sqrt(2): true lanes are -1 */
     const ct__vi p2b = (e + CT__ISPLAT(127)) << 23;
     const ct__vf p2 = (ct__vf)p2b, ip2 = (ct__vf)(CT__ISPLAT(254 << 23) - p2b);
