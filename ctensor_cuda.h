@@ -217,8 +217,8 @@
        potrfBatched and cuBLAS's getrfBatched/getrsBatched).
      - ctensor_nn.h's fused transformer ops, ct::multi_head_self_attention_fwd
        and ct::transformer_encoder_layer_fwd (masks none, padding, nested; not
-       the KV-cache mode): cuBLAS projections, device LayerNorm and
-       activations, and a fused attention kernel (tiles of keys in shared
+       the KV-cache mode): cuBLAS projections, residual + LayerNorm and
+       bias + activation fused (one pass each), and a fused attention kernel (tiles of keys in shared
        memory, an online softmax, the masks inside the tile; no B x H x S x S
        matrix). The modules take them for device inputs (unmasked, padded,
        and TransformerEncoder's nested rows: ctensor_nn.h reads the mask's
