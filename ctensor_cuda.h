@@ -9924,8 +9924,8 @@ static ct_tensor *ct__cu_tf_add_ln(const char *op, const ct_tensor *x, const ct_
     if (sum) *sum = sm;
     return y;
 }
-__device__ __forceinline__ float ct__cu_act(float v, int64_t a) { return a == 1 ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : a == 2 ? ct__geluf(v, 0) : v; }
-__device__ __forceinline__ double ct__cu_act(double v, int64_t a) { return a == 1 ? (v > 0.0 ? v : (v == v ? 0.0 : v)) : a == 2 ? ct__gelu(v, 0) : v; }
+__device__ __forceinline__ float ct__cu_act(float v, int64_t a) { return a == 1 ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : a == 2 ? ct__cu_dev::ct__geluf(v, 0) : v; }
+__device__ __forceinline__ double ct__cu_act(double v, int64_t a) { return a == 1 ? (v > 0.0 ? v : (v == v ? 0.0 : v)) : a == 2 ? ct__cu_dev::ct__gelu(v, 0) : v; }
 /* y[i][j] = act(y[i][j] + b[j]) over M rows of N; p.C: 1 relu, 2 gelu */
 template <class C>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bias_act_kernel(const ct__cu_nnp p) {
