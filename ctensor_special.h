@@ -2394,39 +2394,24 @@ CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
     ct__sp_vd a = iz * (1.0 + iz * (0.5 + iz * (1.0 / 6 + iz2 * (-1.0 / 30 + iz2 * (1.0 / 42 + iz2 * (-1.0 / 30 + iz2 * (5.0 / 66 + iz2 * (-691.0 / 2730))))))));
     *out = a + num / den;
 }
-/* lgamma lanes: below 11 the pieces (ct__sp_hlgamma), one polynomial per lane; a
-   block with a lane from 11 on computes ct__sp_vdgamma for it too */
-CT__INLINE ct__vf ct__sp_v_lgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
-    (void)a;
+/* the gamma family's lanes (dig 0: lgamma, 1: digamma): below 11 the pieces, one
+   polynomial per lane; a block with a lane from 11 on computes ct__sp_vdgamma for it too */
+CT__INLINE ct__vf ct__sp_v_gammafam(ct__vf x, ct__vi *bad, int dig) {
     *bad = ~((x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(1e30f)));
     const ct__vi far = ~*bad & (x >= CT__SP_VSPLAT(11.0f));
     ct__sp_vfh x0, x1;
     ct__sp_vsplit(ct__vsel(*bad | far, CT__SP_VSPLAT(1.0f), x), &x0, &x1);
-    ct__vf r = ct__sp_vjoin(ct__sp_hlgamma(x0), ct__sp_hlgamma(x1));
+    ct__vf r = dig ? ct__sp_vjoin(ct__sp_hdigamma(x0), ct__sp_hdigamma(x1)) : ct__sp_vjoin(ct__sp_hlgamma(x0), ct__sp_hlgamma(x1));
     if (ct__vany(far)) {
         ct__sp_vd rd;
-        ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 0, &rd);
+        ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, dig, &rd);
         r = ct__vsel(far, __builtin_convertvector(rd, ct__vf), r);
     }
     return r;
 }
-/* digamma lanes: below 11 the pieces (ct__sp_hdigamma, one polynomial per lane; the
-   recurrence, log and series in double lanes before: 2.4x the time); a block with a
-   lane from 11 on computes ct__sp_vdgamma for it too */
-CT__INLINE ct__vf ct__sp_v_digamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
-    (void)a;
-    *bad = ~((x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(1e30f)));
-    const ct__vi far = ~*bad & (x >= CT__SP_VSPLAT(11.0f));
-    ct__sp_vfh x0, x1;
-    ct__sp_vsplit(ct__vsel(*bad | far, CT__SP_VSPLAT(1.0f), x), &x0, &x1);
-    ct__vf r = ct__sp_vjoin(ct__sp_hdigamma(x0), ct__sp_hdigamma(x1));
-    if (ct__vany(far)) {
-        ct__sp_vd rd;
-        ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 1, &rd);
-        r = ct__vsel(far, __builtin_convertvector(rd, ct__vf), r);
-    }
-    return r;
-}
+CT__INLINE ct__vf ct__sp_v_lgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) { (void)a; return ct__sp_v_gammafam(x, bad, 0); }
+/* digamma lanes (the recurrence, log and series in double lanes before: 2.4x the time) */
+CT__INLINE ct__vf ct__sp_v_digamma(ct__vf x, const ct__attrs *a, ct__vi *bad) { (void)a; return ct__sp_v_gammafam(x, bad, 1); }
 /* polygamma: n = 0 digamma's lanes, n = 1 trigamma's (x >= 1/2), others scalar */
 CT__INLINE ct__vf ct__sp_v_polygamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     if (a->i[0] == 0) return ct__sp_v_digamma(x, a, bad);

@@ -19,6 +19,17 @@ static ct_tensor *q_weight(int64_t N, int64_t K, int pc, int wzp) {
     ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
     return ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
 }
+/* the packed weight on the CPU (*w) and moved to the device (*wd); -1 (a failed
+   check, both freed) when either is missing */
+static int q_pack_both(const ct_tensor *wq, const ct_tensor *b, ct_q_linear_packed **w, ct_q_linear_packed **wd) {
+    *w = ct_q_linear_prepack(wq, b);
+    *wd = *w ? ct_cuda_q_linear_packed_to(*w, ct_cuda(0)) : NULL;
+    CHECK(*w && *wd);
+    if (*w && *wd) return 0;
+    ct_q_linear_packed_free(*w);
+    ct_q_linear_packed_free(*wd);
+    return -1;
+}
 /* one case: x [rows..., K] quint8, w [N, K] qint8 (per channel when pc), output
    parameters (os, oz); the CPU's and the device's codes compared */
 static void q_lin_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, int bias, int relu, double os, int64_t oz) {
@@ -26,14 +37,8 @@ static void q_lin_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, in
     ct_tensor *xq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.03, 117, CT_QUINT8);
     ct_tensor *wq = q_weight(N, K, pc, wzp);
     ct_tensor *b = bias ? ct_randn(CT_FLOAT32, N) : NULL;
-    ct_q_linear_packed *w = ct_q_linear_prepack(wq, b);
-    ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
-    CHECK(w && wd);
-    if (!w || !wd) {
-        ct_q_linear_packed_free(w);
-        ct_q_linear_packed_free(wd);
-        return;
-    }
+    ct_q_linear_packed *w, *wd;
+    if (q_pack_both(wq, b, &w, &wd)) return;
     CHECK_EQ_INT(ct_q_linear_packed_in_features(wd), K);
     CHECK_EQ_INT(ct_q_linear_packed_out_features(wd), N);
     ct_tensor *xd = ct_to_device(xq, ct_cuda(0));
@@ -257,14 +262,8 @@ static void q_dyn_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, in
     int64_t K = xs[nd - 1], M = ct_numel(ct_empty_n(CT_FLOAT32, nd, xs)) / (K ? K : 1);
     ct_tensor *x = ct_add_scalar(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.3);
     ct_tensor *wq = q_weight(N, K, pc, wzp);
-    ct_q_linear_packed *w = ct_q_linear_prepack(wq, bias ? ct_randn(CT_FLOAT32, N) : NULL);
-    ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
-    CHECK(w && wd);
-    if (!w || !wd) {
-        ct_q_linear_packed_free(w);
-        ct_q_linear_packed_free(wd);
-        return;
-    }
+    ct_q_linear_packed *w, *wd;
+    if (q_pack_both(wq, bias ? ct_randn(CT_FLOAT32, N) : NULL, &w, &wd)) return;
     ct_tensor *xd = dev(x);
     ct_tensor *yc = ct_q_linear_dynamic(x, w, rr), *yd = ct_q_linear_dynamic(xd, wd, rr);
     CHECK(yc && yd);
