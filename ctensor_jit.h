@@ -353,15 +353,37 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
    per channel along the output features) before the node reads it, as FX's QAT
    modules do. The weights and biases of those layers become trainable copies
    (leaves that require grad) that ct_jit_quant_qat_parameters lists (the count;
-   at most max written; -1 for a graph not prepared for QAT). Batch norms are
-   folded into the convolutions with their running statistics first (FX keeps a
-   ConvBn2d that folds on the fly with batch statistics: not built here). Convert
-   quantizes each weight with its FakeQuantize's parameters and each activation
-   with its FakeQuantize's, as ctensor_quant.h's eager ct_quant_convert after
-   ct_quant_prepare_qat. A run needs the graph's first dimension fixed or dynamic as
-   traced; the FakeQuantize modules are not thread-safe (one thread). */
+   at most max written; -1 for a graph not prepared for QAT). A conv2d followed by
+   a batch norm (an eval-mode trace: ct::batch_norm_eval of the batch norm's
+   running statistics; optionally a relu) trains as FX's ConvBn2d / ConvBnReLU2d
+   (PyTorch's _forward_approximate): sf = gamma / sqrt(running_var + eps); the
+   weight times sf (per output channel) passes through the weight FakeQuantize;
+   the conv runs without bias, its output is divided by sf and the conv's bias
+   added; then a real BatchNorm2d runs (ctensor_nn.h's module, eps from the trace,
+   momentum 0.1, PyTorch's default: an eval-mode trace does not record it) and the
+   relu. The batch norm is in training mode after prepare, as prepare_qat_fx's
+   model: batch statistics, running statistics updated by every run (with or
+   without grad); ct_jit_quant_qat_train(p, 0) switches it to the running
+   statistics (model.eval()) and back. Gamma and beta are trainable parameters
+   (gamma among the constants, then each beta, in ct_jit_quant_qat_parameters);
+   ct_jit_quant_qat_buffers lists the running means and variances (mean, var for
+   each ConvBn2d in graph order). Other batch norms are folded with their running
+   statistics before training. Convert folds each ConvBn2d's batch norm into the
+   weight and bias with the running statistics as they are then
+   (fuse_conv_bn_weights), quantizes each weight with its FakeQuantize's
+   parameters and each activation with its FakeQuantize's, as ctensor_quant.h's
+   eager ct_quant_convert after ct_fuse_modules_qat and ct_quant_prepare_qat (the
+   same losses, running statistics and int8 results, bit for bit). A run needs the
+   graph's first dimension fixed or dynamic as traced; the FakeQuantize and
+   batch norm modules are not thread-safe (one thread). Errors: a batch norm
+   whose size is not the conv2d's output channels. */
 CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g, const ct_qconfig *qat_qconfig);
 CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **params, int max);
+/* The running means and variances of the ConvBn2d patterns (the count; at most
+   max written; -1 for a graph not prepared for QAT). */
+CTENSOR_API int ct_jit_quant_qat_buffers(const ct_graph *g, ct_tensor **bufs, int max);
+/* Training (1, after prepare) or evaluation (0) mode of the ConvBn2d batch norms. */
+CTENSOR_API ct_status ct_jit_quant_qat_train(ct_graph *g, int training);
 #endif
 
 #ifdef CTENSOR_NN_H_INCLUDED
@@ -448,7 +470,7 @@ typedef struct ct__jnode {
     int *frees;                        /* values to free after this node (liveness), -1 terminated */
 } ct__jnode;
 
-typedef struct ct__jqw { void *fq; int in, tr; } ct__jqw;   /* QAT: a node's weight FakeQuantize */
+typedef struct ct__jqw { void *fq; int in, tr, aux; void *cb; } ct__jqw;   /* QAT: a node's weight FakeQuantize; ConvBn2d (2.8) */
 struct ct_graph {
     ct__jval *v;
     int nv, cv;
@@ -470,7 +492,8 @@ struct ct_graph {
     /* a graph prepared for QAT (ct_jit_quant_prepare_qat): the observers are
        FakeQuantize modules whose output replaces the value they watch (qfq, tr 0),
        and each conv / linear node's weight passes through its own FakeQuantize
-       (qw[node]; tr 1: a linear's transposed weight, fake-quantized as [out, in]) */
+       (qw[node]; tr 1: a linear's transposed weight, fake-quantized as [out, in]);
+       a conv2d + batch norm trained as ConvBn2d: qw[conv].cb, its added nodes aux */
     ct_tensor *(*qfq)(void *fq, ct_tensor *t, int tr);
     ct__jqw *qw;
 };
@@ -4259,39 +4282,61 @@ static ct_tensor *ct__jq_leaf(const ct_graph *g, int v) {
    w * (gamma * rsqrt(var + eps)), ((b - mean) * rsqrt(var + eps)) * gamma + beta.
    The batch norm's scale and shift were traced as
    scale = rsqrt(var + eps) * gamma, shift = beta - mean * scale. */
+typedef struct ct__jqbnm { int conv, wv, bv; ct_tensor *gamma, *beta, *rm, *rv, *W, *B; double eps; } ct__jqbnm;
+/* node i: an eval-mode batch norm traced after a conv2d that only it reads (the
+   scale and shift made of the batch norm's parameters, as ct_batch_norm traces them) */
+static int ct__jq_match_bn(const ct_graph *g, int i, ct__jqbnm *m) {
+    int bn = ct_op_find("ct::batch_norm_eval");
+    const ct__jnode *b = &g->n[i];
+    if (bn < 0 || b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) return 0;
+    int cv = b->in[0], r;
+    int c = ct__jq_def(g, cv, "aten::conv2d");
+    if (c < 0 || ct__jq_readers(g, cv, &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) return 0;
+    int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
+    if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
+        (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
+        return 0;
+    int sm = ct__jq_def(g, b->in[1], "aten::mul.Tensor"), ta = ct__jq_def(g, b->in[2], "aten::add.Tensor");
+    if (sm < 0 || ta < 0) return 0;
+    int rq = ct__jq_def(g, g->n[sm].in[0], "aten::rsqrt");
+    int ad = rq >= 0 ? ct__jq_def(g, g->n[rq].in[0], "aten::add.Tensor") : -1;
+    int ng = ct__jq_def(g, g->n[ta].in[0], "aten::neg");
+    int mm = ng >= 0 ? ct__jq_def(g, g->n[ng].in[0], "aten::mul.Tensor") : -1;
+    if (ad < 0 || mm < 0 || g->n[mm].in[1] != b->in[1] || g->n[ad].a.s[0] != 1.0 || g->n[ta].a.s[0] != 1.0) return 0;
+    ct_tensor *epst = ct__jq_leaf(g, g->n[ad].in[1]);
+    m->conv = c;
+    m->wv = wv;
+    m->bv = bv;
+    m->gamma = ct__jq_leaf(g, g->n[sm].in[1]);
+    m->beta = ct__jq_leaf(g, g->n[ta].in[1]);
+    m->rv = ct__jq_leaf(g, g->n[ad].in[0]);
+    m->rm = ct__jq_leaf(g, g->n[mm].in[0]);
+    m->W = g->v[wv].t;
+    m->B = bv >= 0 ? g->v[bv].t : NULL;
+    m->eps = epst && ct_numel(epst) == 1 ? ct_item(epst) : 0;
+    return m->gamma && m->beta && m->rv && m->rm && epst && ct_numel(epst) == 1 && m->W && m->W->ndim == 4 && m->W->dtype == CT_FLOAT32;
+}
+/* PyTorch's fuse_conv_bn_weights (ctensor_quant.h's fold, its rounding) */
+static int ct__jq_fold_bn_math(ct_tensor *W, ct_tensor *B, ct_tensor *gamma, ct_tensor *beta, ct_tensor *rm, ct_tensor *rv, double eps,
+                               ct_tensor **nw, ct_tensor **nb) {
+    const int64_t col[4] = {-1, 1, 1, 1};
+    ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, eps));
+    ct_tensor *bias = B ? ct_detach(B) : ct_zeros_like(rm);
+    *nw = ct_contiguous(ct_mul(ct_detach(W), ct_view_n(ct_mul(gamma, rs), 4, col)));
+    *nb = ct_contiguous(ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta));
+    return *nw && *nb && ct_numel(*nb) == W->shape[0] ? 0 : -1;
+}
 static ct_status ct__jq_fold_bn_exact(ct_graph *g) {
-    int bn = ct_op_find("ct::batch_norm_eval"), conv = ct_op_find("aten::conv2d");
-    if (bn < 0 || conv < 0) return CT_OK;
     ct_status st = CT_OK;
     for (int i = 0; i < g->nn && !st; i++) {
-        ct__jnode *b = &g->n[i];
-        if (b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) continue;
-        int cv = b->in[0], r;
-        int c = ct__jq_def(g, cv, "aten::conv2d");
-        if (c < 0 || ct__jq_readers(g, cv, &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) continue;
-        int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
-        if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
-            (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
-            continue;
-        int sm = ct__jq_def(g, b->in[1], "aten::mul.Tensor"), ta = ct__jq_def(g, b->in[2], "aten::add.Tensor");
-        if (sm < 0 || ta < 0) continue;
-        int rq = ct__jq_def(g, g->n[sm].in[0], "aten::rsqrt");
-        int ad = rq >= 0 ? ct__jq_def(g, g->n[rq].in[0], "aten::add.Tensor") : -1;
-        int ng = ct__jq_def(g, g->n[ta].in[0], "aten::neg");
-        int mm = ng >= 0 ? ct__jq_def(g, g->n[ng].in[0], "aten::mul.Tensor") : -1;
-        if (ad < 0 || mm < 0 || g->n[mm].in[1] != b->in[1] || g->n[ad].a.s[0] != 1.0 || g->n[ta].a.s[0] != 1.0) continue;
-        ct_tensor *gamma = ct__jq_leaf(g, g->n[sm].in[1]), *beta = ct__jq_leaf(g, g->n[ta].in[1]);
-        ct_tensor *rv = ct__jq_leaf(g, g->n[ad].in[0]), *epst = ct__jq_leaf(g, g->n[ad].in[1]), *rm = ct__jq_leaf(g, g->n[mm].in[0]);
-        ct_tensor *W = g->v[wv].t, *B = bv >= 0 ? g->v[bv].t : NULL;
-        if (!gamma || !beta || !rv || !epst || !rm || ct_numel(epst) != 1 || !W || W->ndim != 4 || W->dtype != CT_FLOAT32) continue;
+        ct__jqbnm m;
+        if (!ct__jq_match_bn(g, i, &m)) continue;
+        int c = m.conv, cv = g->n[i].in[0];
         int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-        const int64_t col[4] = {-1, 1, 1, 1};
-        ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, ct_item(epst)));
-        ct_tensor *bias = B ? ct_detach(B) : ct_zeros_like(rm);
-        ct_tensor *nw = ct_contiguous(ct_mul(ct_detach(W), ct_view_n(ct_mul(gamma, rs), 4, col)));
-        ct_tensor *nb = ct_contiguous(ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta));
+        ct_tensor *nw = NULL, *nb = NULL;
+        int bad = ct__jq_fold_bn_math(m.W, m.B, m.gamma, m.beta, m.rm, m.rv, m.eps, &nw, &nb);
         ct_set_grad_enabled(prev);
-        if (nw && nb && ct_numel(nb) == W->shape[0]) {
+        if (!bad) {
             int nwv = ct__jit_new_val(g, CT__JV_CONST, NULL);
             int nbv = nwv < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
             ct__jnode *cn = &g->n[c];
@@ -4327,8 +4372,10 @@ static void ct__jq_free(ct_graph *g) {
             if (g->qobs[u] == m) g->qobs[u] = NULL;
         ct_module_free((ct_module *)m);
     }
-    for (int i = 0; g->qw && i < g->nn; i++)
+    for (int i = 0; g->qw && i < g->nn; i++) {
         if (g->qw[i].fq) ct_module_free((ct_module *)g->qw[i].fq);
+        CT_FREE(g->qw[i].cb);                        /* its modules are in qobs */
+    }
     CT_FREE(g->qobs);
     CT_FREE(g->qcfg);
     CT_FREE(g->qw);
@@ -4356,17 +4403,76 @@ static void ct__jq_share(ct_graph *g, int i) {
         ct_module_free((ct_module *)m);
     }
 }
+static int ct__jq_cb_hook(const ct_graph *g, const void *m);
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_num_observers: graph is NULL"); return -1; }
     int c = 0;
     for (int v = 0; g->qobs && v < g->nv; v++) {        /* distinct observers (a cat's is shared) */
         int seen = 0;
         for (int u = 0; u < v && !seen && g->qobs[v]; u++) seen = g->qobs[u] == g->qobs[v];
-        c += g->qobs[v] != NULL && !seen;
+        c += g->qobs[v] != NULL && !seen && !ct__jq_cb_hook(g, g->qobs[v]);
     }
     return c;
 }
-CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig *qc) {
+/* QAT: a conv2d -> batch norm kept as ConvBn2d. Before prepare's folds, each is
+   taken out of the graph (the conv2d then reads as one the batch norm was folded
+   into: the same patterns and observers), its statistics and affine parameters
+   copied into a BatchNorm2d module; `ord` counts the conv2d nodes before it (the
+   passes drop nodes, never reorder them). */
+typedef struct ct__jqtake { int ord; ct_module *bn; double eps; } ct__jqtake;
+/* the shortest decimal that rounds to the traced float32 eps (1e-05, as the
+   module's double, not 9.99999974737875e-06) */
+static double ct__jq_eps(double e) {
+    for (int p = 1; p <= 9; p++) {
+        char buf[40];
+        snprintf(buf, sizeof buf, "%.*g", p, e);
+        double d = strtod(buf, NULL);
+        if ((float)d == (float)e) return d;
+    }
+    return e;
+}
+static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
+    int conv = ct_op_find("aten::conv2d");
+    for (int i = 0; i < g->nn; i++) {
+        ct__jqbnm m;
+        if (!ct__jq_match_bn(g, i, &m)) continue;
+        int64_t C = m.W->shape[0];
+        const ct_tensor *st[4] = {m.gamma, m.beta, m.rm, m.rv};
+        static const char *const nm[4] = {"weight", "bias", "running_mean", "running_var"};
+        for (int k = 0; k < 4; k++)
+            if (ct_numel(st[k]) != C) {
+                ct_set_error(CT_ERR_SHAPE, "jit_quant_prepare_qat: the batch norm after conv2d node %d has a %s of %lld elements, the conv2d makes %lld channels",
+                             m.conv, nm[k], (long long)ct_numel(st[k]), (long long)C);
+                return CT_ERR_SHAPE;
+            }
+        ct__jqtake *t = (ct__jqtake *)CT_REALLOC(*take, (size_t)(*ntake + 1) * sizeof **take);
+        if (!t) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return CT_ERR_MEMORY; }
+        *take = t;
+        t = &t[*ntake];
+        t->ord = 0;
+        for (int j = 0; j < m.conv; j++) t->ord += g->n[j].op == conv;
+        t->eps = ct__jq_eps(m.eps);
+        ct_batch_norm_options bo;
+        memset(&bo, 0, sizeof bo);
+        bo.eps = t->eps;                           /* momentum: the default 0.1 (an eval-mode trace does not record it) */
+        if (!(t->bn = ct_nn_batch_norm2d_ex(C, &bo))) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+        (*ntake)++;
+        int bad = 0, prev = ct_set_grad_enabled(0);
+        for (int k = 0; k < 4 && !bad; k++) {
+            ct_tensor *d = ct_module_get(t->bn, nm[k]);
+            bad = !d || !ct_copy_(d, (ct_tensor *)st[k]);
+        }
+        ct_set_grad_enabled(prev);
+        if (bad) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE;
+        ct_module_train(t->bn, 1);
+        ct__jit_replace(g, g->n[i].out[0], g->n[i].in[0], i);
+        g->n[i].op = -1;
+    }
+    return ct__jit_drop_nodes(g);
+}
+static ct_graph *ct__jq_prepare(const ct_graph *g0, const ct_qconfig *qc, ct__jqtake **take, int *ntake);
+CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig *qc) { return ct__jq_prepare(g0, qc, NULL, NULL); }
+static ct_graph *ct__jq_prepare(const ct_graph *g0, const ct_qconfig *qc, ct__jqtake **take, int *ntake) {
     if (!g0 || !qc) { ct_set_error(CT_ERR_NULL, "jit_quant_prepare: %s is NULL", g0 ? "qconfig" : "graph"); return NULL; }
     if (g0->qobs) { ct_set_error(CT_ERR_STATE, "jit_quant_prepare: the graph is already prepared"); return NULL; }
     for (int i = 0; i < g0->nn; i++)
@@ -4387,12 +4493,21 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
     ct__jq_find_ops(&o);
     ct_graph *g = ct_graph_clone(g0);
     if (!g) return NULL;
-    ct_status st = ct__jq_fold_bn_exact(g);
+    int convs = 0;
+    ct_status st = take ? ct__jq_take_bn(g, take, ntake) : CT_OK;
+    for (int i = 0; take && i < g->nn; i++) convs += g->n[i].op == ct_op_find("aten::conv2d");
+    if (!st) st = ct__jq_fold_bn_exact(g);
     if (!st) st = ct_jit_freeze(g);
     if (!st) st = ct_jit_fold_conv_bn(g);
     if (!st) st = ct_jit_fold_linear_bn(g);
     if (!st) st = ct_jit_eliminate_common_subexpressions(g);
     if (!st) st = ct_jit_eliminate_dead_code(g);
+    for (int i = 0; take && *ntake && !st && i < g->nn; i++) convs -= g->n[i].op == ct_op_find("aten::conv2d");
+    if (!st && take && *ntake && convs) {
+        ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: %d conv2d node%s merged by the passes (one convolution run twice?): its batch norm cannot be kept",
+                     convs, convs == 1 ? " was" : "s were");
+        st = CT_ERR_UNSUPPORTED;
+    }
     if (st) { ct_graph_free(g); return NULL; }
     g->qobs = (void **)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(void *));
     g->qcfg = CT_MALLOC(sizeof(ct_qconfig));
@@ -4445,6 +4560,212 @@ static ct_status ct__jq_trainable(ct_graph *g, int v) {
     g->v[v].t = c;
     return CT_OK;
 }
+/* QAT: a conv2d + batch norm trained as FX's ConvBn2d (qw[conv].cb). Its nodes,
+   after the patterns and observers of prepare (PyTorch's _forward_approximate):
+       sf = gamma / sqrt(running_var + eps)                    (the module's tensors)
+       w' = FakeQuantize(w * sf[:, None, None, None])          (a hook on w')
+       y  = conv2d(x, w', zeros) / sf[None, :, None, None] + b[None, :, None, None]
+       y  = BatchNorm2d(y)                                     (a hook on y: the module)
+   then the relu, or an alias that carries the output's FakeQuantize. The batch
+   norm runs as ctensor_nn.h's module on the value (as a FakeQuantize does): batch
+   statistics, running statistics updated without autograd (no graph op can), the
+   module's train / eval switch. */
+typedef struct ct__jqcb {
+    ct_module *bn;                     /* held by qobs[bnv] */
+    void *wfq;                         /* held by qobs[sw] */
+    int w, b, sw, bnv, out, relu;      /* weight, bias (-1: none), scaled weight, batch norm input, pattern output, relu node */
+    double eps;
+} ct__jqcb;
+static int ct__jq_addn(ct_graph *g, const char *op, const ct_attrs *a, int nin, const int *ins, int ndim, const int64_t *shape) {
+    int id = ct_op_find(op), n = id < 0 ? -1 : ct__jit_add_node(g, id, a, 0, nin, ins, 1, NULL);
+    if (n < 0) {
+        if (id < 0) ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: op %s is not in this build", op);
+        else ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory");
+        return -1;
+    }
+    ct__jval *v = &g->v[g->n[n].out[0]];
+    v->dtype = CT_FLOAT32;
+    v->ndim = ndim;
+    if (ndim > 0) memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    return g->n[n].out[0];
+}
+static int ct__jq_addc(ct_graph *g, ct_tensor *t) {
+    int v = t ? ct__jit_new_val(g, CT__JV_CONST, NULL) : -1;
+    if (v < 0 || ct__jit_make_const(g, v, t)) {
+        if (t) ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory");
+        return -1;
+    }
+    return v;
+}
+static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *take, int ntake) {
+    int nn0 = g->nn, cap = g->nv + 16 * ntake;
+    void **qo = (void **)CT_REALLOC(g->qobs, (size_t)cap * sizeof(void *));
+    int *pos = (int *)CT_MALLOC((size_t)(4 * ntake + 1) * sizeof(int));
+    if (qo) {
+        memset(qo + g->nv, 0, (size_t)(cap - g->nv) * sizeof(void *));
+        g->qobs = qo;
+    }
+    if (!qo || !pos) { CT_FREE(pos); ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return CT_ERR_MEMORY; }
+    ct_status st = CT_OK;
+    int tok = ct_scope_begin();
+    for (int t = 0; t < ntake && !st; t++) {
+        int c = -1;
+        for (int i = 0, k = 0; i < nn0 && c < 0; i++)
+            if (g->n[i].op == o->conv && k++ == take[t].ord) c = i;
+        if (c < 0 || ct__jq_head(g, o, c) != CT__JQ_CONV || !g->qw[c].fq || g->qw[c].cb) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: conv2d %d before a batch norm is not a pattern with a constant weight", take[t].ord);
+            st = CT_ERR_UNSUPPORTED;
+            break;
+        }
+        ct__jqcb *cb = (ct__jqcb *)CT_MALLOC(sizeof *cb);
+        if (!cb) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
+        memset(cb, 0, sizeof *cb);
+        g->qw[c].cb = cb;
+        int out0 = g->n[c].out[0], r = ct__jq_relu_of(g, o, c);
+        cb->w = g->n[c].in[1];
+        cb->b = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
+        cb->relu = r;
+        cb->eps = take[t].eps;
+        ct_module *bn = take[t].bn;
+        int64_t C = g->v[cb->w].t->shape[0], ws[4], ys[CT_MAX_DIMS], yd = g->v[out0].ndim;
+        const int64_t cshape[4] = {C, 1, 1, 1}, rshape[4] = {1, C, 1, 1};
+        for (int d = 0; d < 4; d++) ws[d] = g->v[cb->w].t->shape[d];
+        memcpy(ys, g->v[out0].shape, sizeof(int64_t) * (size_t)(yd > 0 ? yd : 0));
+        ct_attrs none, alpha, vc, vr;
+        ct__attrs_init(&none);
+        alpha = none;
+        alpha.s[0] = 1.0;
+        vc = none;
+        vr = none;
+        vc.nv = vr.nv = 4;
+        for (int d = 0; d < 4; d++) {
+            vc.v[d] = d ? 1 : -1;
+            vr.v[d] = d == 1 ? -1 : 1;
+        }
+        int rv = ct__jq_addc(g, ct_module_get(bn, "running_var")), gm = rv < 0 ? -1 : ct__jq_addc(g, ct_module_get(bn, "weight"));
+        int ep = gm < 0 ? -1 : ct__jq_addc(g, ct_scalar_tensor(cb->eps, CT_FLOAT32)), zb = ep < 0 ? -1 : ct__jq_addc(g, ct_zeros_n(CT_FLOAT32, 1, &C));
+        int pre = g->nn, in2[2], v = zb;
+        if (v >= 0) { in2[0] = rv; in2[1] = ep; v = ct__jq_addn(g, "aten::add.Tensor", &alpha, 2, in2, 1, &C); }
+        if (v >= 0) v = ct__jq_addn(g, "aten::sqrt", &none, 1, &v, 1, &C);
+        int sf = -1;
+        if (v >= 0) { in2[0] = gm; in2[1] = v; v = sf = ct__jq_addn(g, "aten::div.Tensor", &none, 2, in2, 1, &C); }
+        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vc, 1, &sf, 4, cshape);
+        if (v >= 0) { in2[0] = cb->w; in2[1] = v; v = cb->sw = ct__jq_addn(g, "aten::mul.Tensor", &none, 2, in2, 4, ws); }
+        int mid = g->nn;
+        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vr, 1, &sf, 4, rshape);
+        if (v >= 0) { in2[0] = out0; in2[1] = v; v = ct__jq_addn(g, "aten::div.Tensor", &none, 2, in2, (int)yd, ys); }
+        if (v >= 0 && cb->b >= 0) {
+            int y = v;
+            v = ct__jq_addn(g, "aten::view", &vr, 1, &cb->b, 4, rshape);
+            if (v >= 0) { in2[0] = y; in2[1] = v; v = ct__jq_addn(g, "aten::add.Tensor", &alpha, 2, in2, (int)yd, ys); }
+        }
+        cb->bnv = v;
+        if (v >= 0 && r < 0) v = ct__jq_addn(g, "aten::alias", &none, 1, &cb->bnv, (int)yd, ys);
+        if (v < 0 || g->nv > cap) {
+            if (v >= 0) ct_set_error(CT_ERR_STATE, "jit_quant_prepare_qat: internal: %d values, room for %d", g->nv, cap);
+            st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE;
+            break;
+        }
+        cb->out = r >= 0 ? g->n[r].out[0] : v;
+        /* the conv2d's readers (and the graph's outputs) read the batch norm's relu or alias */
+        int rep = r >= 0 ? cb->bnv : v;
+        for (int i = c + 1; i < nn0; i++)
+            for (int k = 0; k < g->n[i].nin; k++)
+                if (g->n[i].in[k] == out0) g->n[i].in[k] = rep;
+        for (int k = 0; k < g->nout; k++)
+            if (g->out[k] == out0) g->out[k] = rep;
+        ct__jnode *cn = &g->n[c];
+        int *in3 = cn->nin == 3 ? cn->in : (int *)CT_REALLOC(cn->in, 3 * sizeof(int));
+        if (!in3) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
+        cn->in = in3;
+        cn->nin = 3;
+        cn->in[1] = cb->sw;
+        cn->in[2] = zb;
+        if (r < 0) {                               /* the output's FakeQuantize moves past the batch norm */
+            g->qobs[v] = g->qobs[out0];
+            g->qobs[out0] = NULL;
+        }
+        cb->wfq = g->qobs[cb->sw] = g->qw[c].fq;
+        g->qw[c].fq = NULL;
+        cb->bn = (ct_module *)(g->qobs[cb->bnv] = bn);
+        take[t].bn = NULL;
+        pos[4 * t] = c;
+        pos[4 * t + 1] = pre;
+        pos[4 * t + 2] = mid;
+        pos[4 * t + 3] = g->nn;
+    }
+    ct_scope_end(tok);
+    /* the added nodes in place: a ConvBn2d's first ones before its conv2d, the rest after */
+    ct__jnode *nn = st ? NULL : (ct__jnode *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jnode));
+    ct__jqw *nq = st ? NULL : (ct__jqw *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jqw));
+    if (!st && (!nn || !nq)) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; }
+    if (!st) {
+        int m = 0;
+        memset(nq, 0, (size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jqw));
+        for (int i = 0; i < nn0; i++)                /* relu nodes by their output: the indices move */
+            if (g->qw[i].cb && ((ct__jqcb *)g->qw[i].cb)->relu >= 0) ((ct__jqcb *)g->qw[i].cb)->relu = -2;
+        for (int i = 0; i < nn0; i++) {
+            int t = -1;
+            for (int k = 0; k < ntake && t < 0; k++)
+                if (pos[4 * k] == i) t = k;
+            for (int j = t < 0 ? 0 : pos[4 * t + 1]; t >= 0 && j < pos[4 * t + 2]; j++) { nq[m].aux = 1; nn[m++] = g->n[j]; }
+            nq[m] = g->qw[i];
+            nn[m++] = g->n[i];
+            for (int j = t < 0 ? 0 : pos[4 * t + 2]; t >= 0 && j < pos[4 * t + 3]; j++) { nq[m].aux = 1; nn[m++] = g->n[j]; }
+        }
+        CT_FREE(g->n);
+        CT_FREE(g->qw);
+        g->n = nn;
+        g->qw = nq;
+        g->cn = g->nn;
+        nn = NULL;
+        nq = NULL;
+        st = ct__jit_finish(g);
+        for (int i = 0; !st && i < g->nn; i++) {
+            ct__jqcb *cb = (ct__jqcb *)g->qw[i].cb;
+            if (cb && cb->relu == -2) cb->relu = g->v[cb->out].node;
+        }
+    }
+    CT_FREE(nn);
+    CT_FREE(nq);
+    CT_FREE(pos);
+    return st;
+}
+/* QAT: no FakeQuantize on the output of an op convert runs on int8 tensors (a
+   view, flatten, pooling, relu outside a pattern) when its input is quantized
+   there by then (a pattern's input or output, or such an op's output): convert
+   keeps the input's parameters, so the trained model fake-quantizes once, as the
+   converted one quantizes (and as eager mode, which observes no Flatten) */
+static int ct__jq_passthrough(int op);
+static ct_status ct__jq_qat_drop_passthrough(ct_graph *g, const ct__jq_ops *o) {
+    char *q = (char *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1));
+    if (!q) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return CT_ERR_MEMORY; }
+    memset(q, 0, (size_t)(g->nv > 0 ? g->nv : 1));
+    for (int i = 0; i < g->nn; i++) {
+        const ct__jnode *n = &g->n[i];
+        int kind = ct__jq_head(g, o, i);
+        if (kind) {
+            int r = ct__jq_relu_of(g, o, i);
+            if (kind >= CT__JQ_ADD)
+                for (int k = 0; k < n->nin; k++) q[n->in[k]] = 1;
+            else
+                q[n->in[kind == CT__JQ_ADDMM ? 1 : 0]] = 1;
+            q[r >= 0 ? g->n[r].out[0] : n->out[0]] = 1;
+            continue;
+        }
+        if (n->nin < 1 || n->in[0] < 0 || !q[n->in[0]] || !ct__jq_passthrough(n->op)) continue;
+        for (int k = 0; k < n->nout; k++) {
+            int v = n->out[k], shared = 0;
+            q[v] = 1;
+            for (int u = 0; u < g->nv && g->qobs[v]; u++) shared |= u != v && g->qobs[u] == g->qobs[v];
+            if (!g->qobs[v] || shared) continue;
+            ct_module_free((ct_module *)g->qobs[v]);
+            g->qobs[v] = NULL;
+        }
+    }
+    CT_FREE(q);
+    return CT_OK;
+}
 CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g0, const ct_qconfig *qc) {
     if (!g0 || !qc) { ct_set_error(CT_ERR_NULL, "jit_quant_prepare_qat: %s is NULL", g0 ? "qconfig" : "graph"); return NULL; }
     for (int w = 0; w < 2; w++) {                 /* a QAT qconfig: FakeQuantize factories */
@@ -4456,15 +4777,21 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g0, const ct_qcon
         ct_module_free(m);
         if (!fq) return NULL;
     }
-    ct_graph *g = ct_jit_quant_prepare(g0, qc);
-    if (!g) return NULL;
+    ct__jqtake *take = NULL;
+    int ntake = 0;
+    ct_graph *g = ct__jq_prepare(g0, qc, &take, &ntake);
+    if (!g) {
+        for (int t = 0; t < ntake; t++) ct_module_free(take[t].bn);
+        CT_FREE(take);
+        return NULL;
+    }
     ct__jq_ops o;
     ct__jq_find_ops(&o);
     g->qw = (ct__jqw *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof *g->qw);
-    if (!g->qw) { ct_graph_free(g); ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return NULL; }
-    memset(g->qw, 0, (size_t)(g->nn > 0 ? g->nn : 1) * sizeof *g->qw);
-    g->qfq = ct__jq_fakequant;
     ct_status st = CT_OK;
+    if (g->qw) memset(g->qw, 0, (size_t)(g->nn > 0 ? g->nn : 1) * sizeof *g->qw);
+    else { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; }
+    g->qfq = ct__jq_fakequant;
     for (int i = 0; i < g->nn && !st; i++) {
         int kind = ct__jq_head(g, &o, i);
         if (!kind || kind > CT__JQ_MM) continue;
@@ -4477,6 +4804,10 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g0, const ct_qcon
         if (!st) st = ct__jq_trainable(g, bias);
         if (!st && !(w->fq = ct_observer_factory_make(&qc->weight))) st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_ARG;
     }
+    if (!st) st = ct__jq_qat_drop_passthrough(g, &o);
+    if (!st && ntake) st = ct__jq_convbn(g, &o, take, ntake);
+    for (int t = 0; t < ntake; t++) ct_module_free(take[t].bn);   /* those not handed to the graph */
+    CT_FREE(take);
     if (st) { ct_graph_free(g); return NULL; }
     return g;
 }
@@ -4490,7 +4821,39 @@ CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **param
             if (c < max) params[c] = g->v[v].t;
             c++;
         }
+    for (int i = 0; i < g->nn; i++)               /* then each ConvBn2d's beta (gamma is a constant its nodes read) */
+        if (g->qw[i].cb) {
+            if (c < max) params[c] = ct_module_get(((ct__jqcb *)g->qw[i].cb)->bn, "bias");
+            c++;
+        }
     return c;
+}
+CTENSOR_API int ct_jit_quant_qat_buffers(const ct_graph *g, ct_tensor **bufs, int max) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_qat_buffers: graph is NULL"); return -1; }
+    if (!g->qw) { ct_set_error(CT_ERR_STATE, "jit_quant_qat_buffers: the graph is not prepared for QAT (ct_jit_quant_prepare_qat)"); return -1; }
+    if (max < 0 || (max > 0 && !bufs)) { ct_set_error(CT_ERR_ARG, "jit_quant_qat_buffers: max %d with a NULL list", max); return -1; }
+    int c = 0;
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; g->qw[i].cb && k < 2; k++) {
+            if (c < max) bufs[c] = ct_module_get(((ct__jqcb *)g->qw[i].cb)->bn, k ? "running_var" : "running_mean");
+            c++;
+        }
+    return c;
+}
+CTENSOR_API ct_status ct_jit_quant_qat_train(ct_graph *g, int training) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_qat_train: graph is NULL"); return CT_ERR_NULL; }
+    if (!g->qw) { ct_set_error(CT_ERR_STATE, "jit_quant_qat_train: the graph is not prepared for QAT (ct_jit_quant_prepare_qat)"); return CT_ERR_STATE; }
+    for (int i = 0; i < g->nn; i++)
+        if (g->qw[i].cb) ct_module_train(((ct__jqcb *)g->qw[i].cb)->bn, training != 0);
+    return CT_OK;
+}
+/* a ConvBn2d's own hooks (its weight's FakeQuantize, its batch norm): not observers */
+static int ct__jq_cb_hook(const ct_graph *g, const void *m) {
+    for (int i = 0; g->qw && i < g->nn; i++) {
+        const ct__jqcb *cb = (const ct__jqcb *)g->qw[i].cb;
+        if (cb && (m == cb->wfq || m == cb->bn)) return 1;
+    }
+    return 0;
 }
 
 /* ops that run on int8 tensors and keep their input's parameters */
@@ -4504,7 +4867,7 @@ static int ct__jq_passthrough(int op) {
     return 0;
 }
 typedef struct ct__jq_prep {
-    int kind, relu;
+    int kind, relu, out;
     double scale;
     int64_t zp;
     ct_q_linear_packed *lin;
@@ -4625,6 +4988,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
     const ct_qconfig *qc = (const ct_qconfig *)p->qcfg;
     for (int v = 0; v < p->nv; v++) {
         ct_module *ob = (ct_module *)p->qobs[v];
+        if (ob && p->qw && !ct_is_fake_quantize(ob)) continue;              /* QAT: a ConvBn2d's batch norm */
         if (ob && ct_is_fake_quantize(ob)) ob = ct__q_observer_of(ob);     /* QAT: its observer */
         if (!ob || ct__jq_calibrated(ob)) continue;
         char lab[64];
@@ -4649,21 +5013,33 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
     ct_graph *q = NULL;
     /* 1. weights quantized and packed, output parameters read (not traced) */
     for (int i = 0; i < p->nn && !bad; i++) {
-        int kind = ct__jq_head(p, &o, i);
+        const ct__jqcb *cb = p->qw ? (const ct__jqcb *)p->qw[i].cb : NULL;   /* QAT: a ConvBn2d */
+        if (p->qw && p->qw[i].aux) skip[i] = 1;
+        int kind = cb ? CT__JQ_CONV : skip[i] ? 0 : ct__jq_head(p, &o, i);
         if (!kind) continue;
         const ct__jnode *n = &p->n[i];
-        int r = ct__jq_relu_of(p, &o, i);
-        int out = r >= 0 ? p->n[r].out[0] : n->out[0];
+        int r = cb ? cb->relu : ct__jq_relu_of(p, &o, i);
+        int out = cb ? cb->out : r >= 0 ? p->n[r].out[0] : n->out[0];
         ct__jq_prep *e = &pr[i];
         e->kind = kind;
         e->relu = r;
+        e->out = out;
         if (r >= 0 && r != i) skip[r] = 1;
         if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
         e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
         if (kind >= CT__JQ_ADD) continue;          /* no weight */
-        ct_module *wfq = p->qw ? (ct_module *)p->qw[i].fq : NULL;   /* QAT: the trained weight's FakeQuantize */
+        ct_module *wfq = cb ? (ct_module *)cb->wfq : p->qw ? (ct_module *)p->qw[i].fq : NULL;   /* QAT: the trained weight's FakeQuantize */
+        ct_tensor *fw = NULL, *fb = NULL;
+        if (cb) {   /* ConvBn2d: the batch norm folded with its running statistics (convert's fuse_conv_bn_weights) */
+            ct_module *bn = cb->bn;
+            if (ct__jq_fold_bn_math(p->v[cb->w].t, cb->b >= 0 ? p->v[cb->b].t : NULL, ct_module_get(bn, "weight"), ct_module_get(bn, "bias"),
+                                    ct_module_get(bn, "running_mean"), ct_module_get(bn, "running_var"), cb->eps, &fw, &fb)) {
+                bad = 1;
+                break;
+            }
+        }
         if (kind == CT__JQ_CONV) {
-            ct_tensor *cw = ct_detach(p->v[n->in[1]].t);
+            ct_tensor *cw = cb ? fw : ct_detach(p->v[n->in[1]].t);
             ct_tensor *qw = !cw ? NULL : wfq ? ct__q_quantize_weight_fq(wfq, cw) : ct__q_quantize_weight(qc, cw);
             ct_conv_options co;
             memset(&co, 0, sizeof co);
@@ -4673,7 +5049,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
                 co.dilation_hw[d] = n->a.v[4 + d];
             }
             co.groups = n->a.i[0];
-            ct_tensor *b = n->nin == 3 && n->in[2] >= 0 ? ct_detach(p->v[n->in[2]].t) : NULL;
+            ct_tensor *b = cb ? fb : n->nin == 3 && n->in[2] >= 0 ? ct_detach(p->v[n->in[2]].t) : NULL;
             e->conv = qw ? ct_q_conv2d_prepack(qw, b, &co) : NULL;
             if (!e->conv) bad = 1;
         } else {
@@ -4729,7 +5105,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
                              : e->conv ? (e->relu >= 0 ? ct_q_conv2d_relu : ct_q_conv2d)(x, e->conv, e->scale, e->zp)
                                        : (e->relu >= 0 ? ct_q_linear_relu : ct_q_linear)(x, e->lin, e->scale, e->zp);
                 if (!y) { bad = 1; break; }
-                env[e->relu >= 0 ? p->n[e->relu].out[0] : n->out[0]] = y;
+                env[e->out] = y;
                 continue;
             }
             int anyq = 0;

@@ -1172,6 +1172,141 @@ TEST(test_quant_graph_mode_qat) {
     ct_module_free(fm);
     ct_module_free(em);
 }
+/* graph-mode QAT of conv2d -> batch norm (-> relu) as FX's ConvBn2d / ConvBnReLU2d:
+   the batch norm kept, folded on the fly, batch statistics in training; against
+   eager QAT (fuse_modules_qat's ConvBnReLU2d and ConvBn2d, the same SGD steps):
+   the same loss at every step, running statistics, eval-mode outputs and int8
+   results, bit for bit (the same ops on the same tensors in the same order) */
+static ct_module *jq_qat_cnn(int stubs) {
+    ct_manual_seed(31);
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    ct_module *m = ct_nn_sequential_dict({"quant", q}, {"conv1", ct_nn_conv2d(1, 4, 3, 1, 1)}, {"bn1", ct_nn_batch_norm2d(4)},
+                                         {"relu1", ct_nn_relu()}, {"conv2", ct_nn_conv2d_ex(4, 4, 3, 1, 1, 1, 1, 0)},
+                                         {"bn2", ct_nn_batch_norm2d(4)}, {"flat", ct_nn_flatten()}, {"fc", ct_nn_linear(4 * 6 * 6, 3)},
+                                         {"dequant", dq});
+    static const char *const st[4] = {"weight", "bias", "running_mean", "running_var"};
+    for (int b = 1; b <= 2; b++)               /* batch norms away from their defaults */
+        for (int k = 0; k < 4; k++) CT_NO_GRAD {
+            char nm[32];
+            snprintf(nm, sizeof nm, "bn%d.%s", b, st[k]);
+            ct_tensor *t = ct_module_get(m, nm);
+            ct_tensor *r = ct_rand(CT_FLOAT32, 4);
+            if (t) ct_copy_(t, k == 3 ? ct_add_scalar(r, 0.5) : k == 0 ? ct_add_scalar(r, 0.5) : ct_sub_scalar(r, 0.5));
+        }
+    return m;
+}
+TEST(test_quant_graph_mode_qat_convbn) {
+    ct_qconfig qc = ct_qat_qconfig_default_x86();
+    ct_manual_seed(32);
+    ct_tensor *xs[3], *ts[3];
+    for (int s = 0; s < 3; s++) {
+        xs[s] = ct_mul_scalar(ct_randn(CT_FLOAT32, 5, 1, 6, 6), 2.0);
+        ts[s] = ct_randn(CT_FLOAT32, 5, 3);
+    }
+    ct_tensor *xt = ct_randn(CT_FLOAT32, 4, 1, 6, 6);
+    ct_sgd_options so;
+    memset(&so, 0, sizeof so);
+    so.lr = 0.05;
+    so.momentum = 0.9;
+    /* eager */
+    ct_module *em = jq_qat_cnn(1);
+    CHECK(em != NULL);
+    if (!em) return;
+    ct_module_train(em, 1);
+    CHECK_EQ_INT(ct_fuse_modules_qat(em, "conv1", "bn1", "relu1"), CT_OK);
+    CHECK_EQ_INT(ct_fuse_modules_qat(em, "conv2", "bn2"), CT_OK);
+    CHECK(ct_quant_prepare_qat(em, &qc, NULL) > 0);
+    ct_optimizer *eo = ct_optim_sgd(em, &so);
+    double el[3] = {NAN, NAN, NAN};
+    for (int s = 0; s < 3 && eo; s++) CT_SCOPE {
+        ct_tensor *loss = ct_mse_loss(ct_forward(em, xs[s]), ts[s], NULL);
+        ct_zero_grad(eo);
+        CHECK(loss && ct_backward(loss) == CT_OK && ct_step(eo) == CT_OK);
+        if (loss) el[s] = ct_item(loss);
+    }
+    ct_optim_free(eo);
+    ct_module_eval(em);
+    ct_tensor *yef = ct_forward(em, xt);        /* eval mode: running statistics */
+    ct_tensor *erun[4] = {ct_clone(ct_module_get(em, "conv1.bn.running_mean")), ct_clone(ct_module_get(em, "conv1.bn.running_var")),
+                          ct_clone(ct_module_get(em, "conv2.bn.running_mean")), ct_clone(ct_module_get(em, "conv2.bn.running_var"))};
+    CHECK(ct_quant_convert(em) > 0);
+    ct_tensor *ye = ct_forward(em, xt);
+    /* graph mode: traced in eval mode (the batch norm as its running statistics) */
+    ct_module *fm = jq_qat_cnn(0);
+    if (fm) ct_module_eval(fm);
+    ct_graph *g = fm ? ct_trace_module(fm, 1, &xs[0]) : NULL;
+    ct_tensor *fm_rm = fm ? ct_clone(ct_module_get(fm, "bn1.running_mean")) : NULL;
+    CHECK(g != NULL);
+    if (g) ct_graph_set_dynamic_batch(g, 1);
+    ct_graph *p = g ? ct_jit_quant_prepare_qat(g, &qc) : NULL;
+    CHECK(p != NULL);
+    CHECK_EQ_INT(ct_jit_quant_num_observers(p), 4);            /* input, conv1 + bn1 + relu1, conv2 + bn2, fc (none on the flatten) */
+    CHECK_EQ_INT(ct_graph_count_op(p, "ct::batch_norm_eval"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(p, "aten::div.Tensor"), 4);   /* sf per ConvBn2d, the output / sf */
+    ct_tensor *w[12] = {NULL}, *bufs[4] = {NULL};
+    /* conv1 weight + bias, conv2 weight, fc weight + bias, two gammas, then two betas */
+    CHECK_EQ_INT(ct_jit_quant_qat_parameters(p, w, 12), 9);
+    CHECK_EQ_INT(ct_jit_quant_qat_buffers(p, bufs, 4), 4);
+    CHECK_EQ_INT(ct_jit_quant_qat_buffers(p, NULL, 0), 4);
+    ct_optimizer *go = p ? ct_optim_sgd_params(9, w, &so) : NULL;
+    CHECK(go != NULL);
+    for (int s = 0; s < 3 && go; s++) CT_SCOPE {
+        ct_tensor *loss = ct_mse_loss(run1(p, xs[s]), ts[s], NULL);
+        ct_zero_grad(go);
+        CHECK(loss && ct_backward(loss) == CT_OK && ct_step(go) == CT_OK);
+        double l = loss ? ct_item(loss) : NAN;
+        CT_T_REPORT(l == el[s], "ConvBn2d QAT step %d: graph-mode loss %.9g, eager %.9g", s, l, el[s]);
+    }
+    ct_optim_free(go);
+    CHECK(fm && ct_grad(ct_module_get(fm, "bn1.weight")) == NULL);   /* the float model is not touched */
+    CHECK(fm && fm_rm && bit_equal(ct_module_get(fm, "bn1.running_mean"), fm_rm));
+    CHECK_EQ_INT(ct_jit_quant_qat_train(p, 0), CT_OK);
+    ct_tensor *ygf = p ? run1(p, xt) : NULL;
+    CT_T_REPORT(yef && ygf && bit_equal(ygf, yef), "ConvBn2d QAT eval mode: graph vs eager max diff %g", maxdiff(ygf, yef));
+    for (int k = 0; k < 4; k++)
+        CT_T_REPORT(bufs[k] && erun[k] && bit_equal(bufs[k], erun[k]), "running statistic %d: graph vs eager max diff %g", k, maxdiff(bufs[k], erun[k]));
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::conv2d_relu"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::conv2d"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::native_batch_norm") + ct_graph_count_op(q, "aten::div.Tensor"), 0);
+    ct_tensor *yg = q ? run1(q, xt) : NULL;
+    CT_T_REPORT(yg && ye && bit_equal(yg, ye), "ConvBn2d QAT int8: graph vs eager max diff %g", maxdiff(yg, ye));
+    /* bad input */
+    CHECK_ERR(ct_jit_quant_qat_buffers(g, bufs, 4) >= 0, CT_ERR_STATE, "not prepared for QAT");
+    CHECK_ERR(ct_jit_quant_qat_buffers(NULL, bufs, 4) >= 0, CT_ERR_NULL, "jit_quant_qat_buffers: graph is NULL");
+    CHECK_ERR(ct_jit_quant_qat_buffers(p, NULL, 4) >= 0, CT_ERR_ARG, "max 4 with a NULL list");
+    CHECK_ERR(ct_jit_quant_qat_train(g, 1) == CT_OK, CT_ERR_STATE, "not prepared for QAT");
+    CHECK_ERR(ct_jit_quant_qat_train(NULL, 1) == CT_OK, CT_ERR_NULL, "jit_quant_qat_train: graph is NULL");
+    /* a batch norm of 3 channels after a conv2d of 4 (built by hand) */
+    ct_graph *b = ct_graph_new();
+    int64_t xshape[4] = {2, 1, 6, 6};
+    int x = ct_graph_add_input(b, "x", CT_FLOAT32, 4, xshape);
+    int cw = ct_graph_add_constant(b, "w", ct_randn(CT_FLOAT32, 4, 1, 3, 3)), cb = ct_graph_add_constant(b, "b", ct_zeros(CT_FLOAT32, 4));
+    int rv = ct_graph_add_constant(b, "rv", ct_ones(CT_FLOAT32, 3)), ep = ct_graph_add_constant(b, "eps", ct_scalar_tensor(1e-5, CT_FLOAT32));
+    int ga = ct_graph_add_constant(b, "gamma", ct_ones(CT_FLOAT32, 3)), rm = ct_graph_add_constant(b, "rm", ct_zeros(CT_FLOAT32, 3));
+    int be = ct_graph_add_constant(b, "beta", ct_zeros(CT_FLOAT32, 3));
+    int y = -1, a = -1, r = -1, sc = -1, mm = -1, ng = -1, sh = -1, o = -1;
+    ct_attrs al;
+    memset(&al, 0, sizeof al);
+    al.s[0] = 1.0;
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::conv2d", 3, (int[]){x, cw, cb}, NULL, 1, &y), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){rv, ep}, &al, 1, &a), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::rsqrt", 1, &a, NULL, 1, &r), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){r, ga}, NULL, 1, &sc), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){rm, sc}, NULL, 1, &mm), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::neg", 1, &mm, NULL, 1, &ng), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){ng, be}, &al, 1, &sh), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "ct::batch_norm_eval", 3, (int[]){y, sc, sh}, NULL, 1, &o), 0);
+    CHECK_EQ_INT(ct_graph_set_outputs(b, 1, &o), CT_OK);
+    CHECK_ERR(ct_jit_quant_prepare_qat(b, &qc) != NULL, CT_ERR_SHAPE, "has a weight of 3 elements, the conv2d makes 4 channels");
+    ct_graph_free(b);
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
 TEST(test_quant_graph_mode_dynamic) {
     ct_tensor *x = jqfix("quant", "wf_dyn_x"), *yt = jqfix("quant", "wf_dyn_y");
     if (!x || !yt) return;
@@ -1654,6 +1789,7 @@ int main(void) {
     RUN(test_quant_graph_mode_fused_conv_relu);
     RUN(test_quant_graph_mode_dynamic);
     RUN(test_quant_graph_mode_qat);
+    RUN(test_quant_graph_mode_qat_convbn);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);
