@@ -335,15 +335,17 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
    prepared graph, If / Loop / fused nodes (run it before ct_jit_optimize), no
    linear layer with a constant weight. */
 CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g, int per_channel, int reduce_range);
-/* The observers of a prepared graph (0 for other graphs, -1 for NULL). */
+/* The observers of a prepared graph (0 for other graphs, -1 for NULL; a QAT
+   ConvBn2d's weight FakeQuantize and batch norm are not counted). */
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
 /* Quantization-aware training in graph mode (prepare_qat_fx, then convert_fx):
        ct_qconfig qc = ct_qat_qconfig_default_x86();
        ct_graph *p = ct_jit_quant_prepare_qat(g, &qc);   // fake-quant nodes
        ct_tensor *w[64];
-       int n = ct_jit_quant_qat_parameters(p, w, 64);    // the weights and biases
+       int n = ct_jit_quant_qat_parameters(p, w, 64);    // weights, biases, gamma, beta
        ct_optimizer *opt = ct_optim_sgd_params(n, w, &so);
        ... ct_graph_run(p, ...) with grad enabled, a loss, ct_backward, ct_step ...
+       ct_jit_quant_qat_train(p, 0);                     // batch norms: running statistics
        ct_graph *q = ct_jit_quant_convert(p);            // the int8 graph
    The patterns, graph edges and observers' places of ct_jit_quant_prepare, with the
    qconfig's FakeQuantize modules (a QAT qconfig, else an error) in place of the
@@ -351,17 +353,23 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
    form (gradients pass straight through), and each conv2d / linear weight passes
    through a FakeQuantize of the qconfig's weight factory (a linear's as [out, in],
    per channel along the output features) before the node reads it, as FX's QAT
-   modules do. The weights and biases of those layers become trainable copies
+   modules do. A view, flatten, pooling or relu of a value already fake-quantized
+   gets no FakeQuantize of its own (convert runs it on the int8 tensor, which keeps
+   its parameters; eager mode observes no Flatten either). The weights and biases of those layers become trainable copies
    (leaves that require grad) that ct_jit_quant_qat_parameters lists (the count;
    at most max written; -1 for a graph not prepared for QAT). A conv2d followed by
-   a batch norm (an eval-mode trace: ct::batch_norm_eval of the batch norm's
-   running statistics; optionally a relu) trains as FX's ConvBn2d / ConvBnReLU2d
+   a batch norm (optionally a relu) trains as FX's ConvBn2d / ConvBnReLU2d
    (PyTorch's _forward_approximate): sf = gamma / sqrt(running_var + eps); the
    weight times sf (per output channel) passes through the weight FakeQuantize;
    the conv runs without bias, its output is divided by sf and the conv's bias
-   added; then a real BatchNorm2d runs (ctensor_nn.h's module, eps from the trace,
-   momentum 0.1, PyTorch's default: an eval-mode trace does not record it) and the
-   relu. The batch norm is in training mode after prepare, as prepare_qat_fx's
+   added; then a real BatchNorm2d runs (ctensor_nn.h's module, on the value as a
+   FakeQuantize is: no graph op updates running statistics outside autograd) and
+   the relu. The batch norm is found in a trace of the model in training mode
+   (native_batch_norm and its statistics updates: eps and momentum read from
+   them) or in eval mode (ct::batch_norm_eval of the running statistics: eps
+   read, momentum 0.1, PyTorch's default, which that trace does not record); its
+   affine parameters and running statistics are copied (the model is not
+   touched). The batch norm is in training mode after prepare, as prepare_qat_fx's
    model: batch statistics, running statistics updated by every run (with or
    without grad); ct_jit_quant_qat_train(p, 0) switches it to the running
    statistics (model.eval()) and back. Gamma and beta are trainable parameters
@@ -4420,8 +4428,8 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
    copied into a BatchNorm2d module; `ord` counts the conv2d nodes before it (the
    passes drop nodes, never reorder them). */
 typedef struct ct__jqtake { int ord; ct_module *bn; double eps; } ct__jqtake;
-/* the shortest decimal that rounds to the traced float32 eps (1e-05, as the
-   module's double, not 9.99999974737875e-06) */
+/* the shortest decimal that rounds to the traced float32 eps or momentum (1e-05,
+   the module's double, not 9.99999974737875e-06) */
 static double ct__jq_eps(double e) {
     for (int p = 1; p <= 9; p++) {
         char buf[40];
@@ -4431,11 +4439,64 @@ static double ct__jq_eps(double e) {
     }
     return e;
 }
+/* node i: a training-mode batch norm as a trace records it after a conv2d that only
+   it reads: native_batch_norm(y, gamma, beta), num_batches_tracked += 1 before it,
+   running = running * (1 - momentum) + (batch statistic, a traced constant) *
+   momentum after it. Fills m (and the momentum), marks the nodes to drop. */
+static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double *momentum, int dead[6]) {
+    const ct__jnode *b = &g->n[i];
+    int nbn = ct_op_find("aten::native_batch_norm"), mul = ct_op_find("aten::mul.Tensor"), add = ct_op_find("aten::add.Tensor"), r;
+    if (nbn < 0 || b->op != nbn || b->nin != 3 || b->nout != 4 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) return 0;
+    int c = ct__jq_def(g, b->in[0], "aten::conv2d");
+    if (c < 0 || ct__jq_readers(g, b->in[0], &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) return 0;
+    for (int k = 1; k < 4; k++)
+        if (ct__jq_readers(g, b->out[k], &r)) return 0;
+    int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
+    if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
+        (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
+        return 0;
+    m->conv = c;
+    m->wv = wv;
+    m->bv = bv;
+    m->W = g->v[wv].t;
+    m->B = bv >= 0 ? g->v[bv].t : NULL;
+    m->gamma = ct__jq_leaf(g, b->in[1]);
+    m->beta = ct__jq_leaf(g, b->in[2]);
+    m->eps = b->a.s[0];
+    m->rm = m->rv = NULL;
+    *momentum = 0;
+    int nd = 1;
+    dead[0] = i;
+    for (int j = i + 1; j < g->nn && !m->rv; j++) {   /* running_mean's update, then running_var's */
+        const ct__jnode *u = &g->n[j];
+        if (u->op != mul || !u->inplace || u->nin != 2 || u->in[0] < 0 || u->in[1] < 0) continue;
+        ct_tensor *st = ct__jq_leaf(g, u->in[0]);
+        if (!st || !m->W || ct_numel(st) != m->W->shape[0] || g->v[u->in[1]].kind != CT__JV_CONST) continue;
+        int a = -1;
+        if (ct__jq_readers(g, u->out[0], &a) != 1 || a < 0 || g->n[a].op != add || !g->n[a].inplace || g->n[a].in[0] != u->out[0]) return 0;
+        int mm = ct__jq_def(g, g->n[a].in[1], "aten::mul.Tensor");
+        ct_tensor *mo = mm >= 0 ? ct__jq_leaf(g, g->n[mm].in[1]) : NULL;
+        if (!mo || ct_numel(mo) != 1) return 0;
+        if (!m->rm) *momentum = ct__jq_eps(ct_item(mo));
+        if (!m->rm) m->rm = st;
+        else m->rv = st;
+        dead[nd++] = j;
+        dead[nd++] = a;
+    }
+    const ct__jnode *t = i > 0 ? &g->n[i - 1] : NULL;   /* num_batches_tracked += 1 */
+    if (t && t->op == add && t->inplace && t->nin == 2 && t->in[0] >= 0 && g->v[t->in[0]].dtype == CT_INT64 && g->v[t->in[0]].ndim == 0 &&
+        g->v[t->in[0]].kind == CT__JV_PARAM)
+        dead[nd++] = i - 1;
+    while (nd < 6) dead[nd++] = -1;
+    return m->gamma && m->beta && m->rm && m->rv && m->W && m->W->ndim == 4 && m->W->dtype == CT_FLOAT32 && *momentum > 0;
+}
 static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
     int conv = ct_op_find("aten::conv2d");
     for (int i = 0; i < g->nn; i++) {
         ct__jqbnm m;
-        if (!ct__jq_match_bn(g, i, &m)) continue;
+        double momentum = 0;
+        int dead[6] = {-1, -1, -1, -1, -1, -1}, train = 0;
+        if (!ct__jq_match_bn(g, i, &m) && !(train = ct__jq_match_bn_train(g, i, &m, &momentum, dead))) continue;
         int64_t C = m.W->shape[0];
         const ct_tensor *st[4] = {m.gamma, m.beta, m.rm, m.rv};
         static const char *const nm[4] = {"weight", "bias", "running_mean", "running_var"};
@@ -4451,10 +4512,11 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         t = &t[*ntake];
         t->ord = 0;
         for (int j = 0; j < m.conv; j++) t->ord += g->n[j].op == conv;
-        t->eps = ct__jq_eps(m.eps);
+        t->eps = train ? m.eps : ct__jq_eps(m.eps);
         ct_batch_norm_options bo;
         memset(&bo, 0, sizeof bo);
-        bo.eps = t->eps;                           /* momentum: the default 0.1 (an eval-mode trace does not record it) */
+        bo.eps = t->eps;
+        bo.momentum = momentum;                    /* an eval-mode trace does not record it: 0, the default 0.1 */
         if (!(t->bn = ct_nn_batch_norm2d_ex(C, &bo))) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
         (*ntake)++;
         int bad = 0, prev = ct_set_grad_enabled(0);
@@ -4467,6 +4529,8 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         ct_module_train(t->bn, 1);
         ct__jit_replace(g, g->n[i].out[0], g->n[i].in[0], i);
         g->n[i].op = -1;
+        for (int k = 1; k < 6; k++)                /* a training-mode trace's statistics updates */
+            if (dead[k] >= 0) g->n[dead[k]].op = -1;
     }
     return ct__jit_drop_nodes(g);
 }

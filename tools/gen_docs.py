@@ -988,6 +988,8 @@ OVERRIDES = {
     "ct_jit_quant_num_observers": "none: the number of observer modules a prepare_fx GraphModule holds",
     "ct_jit_quant_prepare_qat": "torch.ao.quantization.quantize_fx.prepare_qat_fx",
     "ct_jit_quant_qat_parameters": "none: the trainable weights and biases of a prepare_qat_fx GraphModule (its parameters())",
+    "ct_jit_quant_qat_buffers": "none: the running statistics of a prepare_qat_fx GraphModule's ConvBn2d modules (their bn's buffers())",
+    "ct_jit_quant_qat_train": "none: GraphModule.train(mode) of a prepare_qat_fx model (its ConvBn2d batch norms)",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",

@@ -16,7 +16,10 @@ batches:
   res: a residual block, relu(bn2(conv2(relu(bn1(conv1(x))))) + x), 4 channels;
   cat: two branches, relu(bna(conva(x))) and relu(convb(x)), concatenated along the
        channels, then a 1x1 conv (these two: "x86" mapping, onednn engine, seeded
-       random weights and batch norm statistics written as fixtures).
+       random weights and batch norm statistics written as fixtures);
+  qat: QAT (prepare_qat_fx, three SGD steps, convert_fx) of a conv-bn-relu,
+       conv-bn, flatten, linear net (ConvBnReLU2d, ConvBn2d).
+`jit_quant_fixtures.py qat` remakes only the named ones.
 Writes tests/fixtures/jit_quant/jq_*.npy: weights (mlp), calibration batches and
 input (mlp), the FX-converted model's output and the output layer's scale and
 zero point."""
@@ -178,9 +181,84 @@ def fx_model(name, net, cin, seed):
         f.write(str(q.graph))
 
 
+class QatCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.relu1 = nn.ReLU()
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(4)
+        self.flat = nn.Flatten()
+        self.fc = nn.Linear(4 * 6 * 6, 3)
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def qat_cnn():
+    """QAT in FX graph mode of conv-bn-relu, conv-bn, flatten, linear: prepare_qat_fx
+    (ConvBnReLU2d, ConvBn2d) with the eager QAT fixtures' qconfig (x86, version 0),
+    three SGD steps (lr 0.05, momentum 0.9, MSE), the running statistics, convert_fx
+    on the onednn engine and its output"""
+    from torch.ao.quantization import QConfigMapping, get_default_qat_qconfig
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx
+    torch.manual_seed(43)
+    net = QatCnn()
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.copy_(torch.randn(4) * 0.3)
+                m.running_var.copy_(torch.rand(4) + 0.5)
+                m.weight.copy_(torch.rand(4) + 0.5)
+                m.bias.copy_(torch.randn(4) * 0.2)
+    for k, v in net.state_dict().items():
+        if v.dtype == torch.float32:
+            save("qat_" + k, v)
+    xs = [torch.randn(5, 1, 6, 6) * 2 for _ in range(3)]
+    ts = [torch.randn(5, 3) for _ in range(3)]
+    xt = torch.randn(4, 1, 6, 6)
+    for i in range(3):
+        save("qat_x%d" % i, xs[i])
+        save("qat_t%d" % i, ts[i])
+    save("qat_xt", xt)
+    torch.backends.quantized.engine = "onednn"
+    net.train()
+    qm = QConfigMapping().set_global(get_default_qat_qconfig("x86", version=0))
+    p = prepare_qat_fx(net, qm, example_inputs=(xs[0],))
+    opt = torch.optim.SGD(p.parameters(), lr=0.05, momentum=0.9)
+    losses = []
+    for i in range(3):
+        loss = nn.functional.mse_loss(p(xs[i]), ts[i])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    save("qat_losses", np.array(losses, dtype=np.float64))
+    stats = [getattr(p, c).bn for c in ("conv1", "conv2")]
+    save("qat_running", torch.cat([torch.cat([b.running_mean, b.running_var]) for b in stats]))
+    p.eval()
+    q = convert_fx(p)
+    with torch.no_grad():
+        save("qat_y", q(xt))
+    save("qat_qparams", np.array([out_scale(q), 0], dtype=np.float64))
+    with open(os.path.join(OUT, "jq_qat_converted.txt"), "w") as f:
+        f.write(str(q.graph))
+
+
 if __name__ == "__main__":
+    import sys
     os.makedirs(OUT, exist_ok=True)
-    cnn()
-    mlp()
-    fx_model("res", Res(), 4, 41)
-    fx_model("cat", TwoBranch(), 3, 42)
+    only = sys.argv[1:]                  # names to remake (default: all)
+    if not only or "cnn" in only:
+        cnn()
+    if not only or "mlp" in only:
+        mlp()
+    if not only or "res" in only:
+        fx_model("res", Res(), 4, 41)
+    if not only or "cat" in only:
+        fx_model("cat", TwoBranch(), 3, 42)
+    if not only or "qat" in only:
+        qat_cnn()
