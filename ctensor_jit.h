@@ -4557,16 +4557,16 @@ static ct_graph *ct__jq_prepare(const ct_graph *g0, const ct_qconfig *qc, ct__jq
     ct__jq_find_ops(&o);
     ct_graph *g = ct_graph_clone(g0);
     if (!g) return NULL;
-    int convs = 0;
+    int convs = 0, conv = ct_op_find("aten::conv2d");
     ct_status st = take ? ct__jq_take_bn(g, take, ntake) : CT_OK;
-    for (int i = 0; take && i < g->nn; i++) convs += g->n[i].op == ct_op_find("aten::conv2d");
+    for (int i = 0; take && i < g->nn; i++) convs += g->n[i].op == conv;
     if (!st) st = ct__jq_fold_bn_exact(g);
     if (!st) st = ct_jit_freeze(g);
     if (!st) st = ct_jit_fold_conv_bn(g);
     if (!st) st = ct_jit_fold_linear_bn(g);
     if (!st) st = ct_jit_eliminate_common_subexpressions(g);
     if (!st) st = ct_jit_eliminate_dead_code(g);
-    for (int i = 0; take && *ntake && !st && i < g->nn; i++) convs -= g->n[i].op == ct_op_find("aten::conv2d");
+    for (int i = 0; take && *ntake && !st && i < g->nn; i++) convs -= g->n[i].op == conv;
     if (!st && take && *ntake && convs) {
         ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: %d conv2d node%s merged by the passes (one convolution run twice?): its batch norm cannot be kept",
                      convs, convs == 1 ? " was" : "s were");

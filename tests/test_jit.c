@@ -1259,6 +1259,7 @@ TEST(test_quant_graph_mode_qat_convbn) {
     CHECK_EQ_INT(ct_jit_quant_num_observers(p), 4);            /* input, conv1 + bn1 + relu1, conv2 + bn2, fc (none on the flatten) */
     CHECK_EQ_INT(ct_graph_count_op(p, "ct::batch_norm_eval"), 0);
     CHECK_EQ_INT(ct_graph_count_op(p, "aten::div.Tensor"), 4);   /* sf per ConvBn2d, the output / sf */
+    CHECK(p && ct_graph_verify(p) == CT_OK);
     ct_tensor *w[12] = {NULL}, *bufs[4] = {NULL};
     /* conv1 weight + bias, conv2 weight, fc weight + bias, two gammas, then two betas */
     CHECK_EQ_INT(ct_jit_quant_qat_parameters(p, w, 12), 9);
@@ -1290,6 +1291,7 @@ TEST(test_quant_graph_mode_qat_convbn) {
     CHECK_EQ_INT(ct_graph_count_op(q, "quantized::conv2d_relu"), 1);
     CHECK_EQ_INT(ct_graph_count_op(q, "quantized::conv2d"), 1);
     CHECK_EQ_INT(ct_graph_count_op(q, "aten::native_batch_norm") + ct_graph_count_op(q, "aten::div.Tensor"), 0);
+    CHECK(q && ct_graph_verify(q) == CT_OK);
     ct_tensor *yg = q ? run1(q, xt) : NULL;
     CT_T_REPORT(yg && ye && bit_equal(yg, ye), "ConvBn2d QAT int8: graph vs eager max diff %g", maxdiff(yg, ye));
     double dy = maxdiff(yg, fy), quantum = ((const double *)ct_data_ptr(fqp))[0];
