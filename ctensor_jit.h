@@ -1316,16 +1316,25 @@ static inline __m512 ct__jit_exp16(__m512 x) {
     __m512 p = _mm512_add_ps((__m512)ct__v_exp_red((ct__vf)xc, &tv, &nv), _mm512_set1_ps(1.0f));   /* ctensor.h's reduction */
     return _mm512_scalef_ps(p, (__m512)nv);
 }
-/* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
-   |x| clamped to 9, where tanh rounds to 1): one exp-sized polynomial and a division
-   for every lane, where ct__v_tanh computes both its small-x polynomial and exp.
-   Not the eager kernel's bits: within 2 ulp of double tanh over a sweep of 613M float
-   bit patterns (tests/test_jit.c checks 131,072 of them); the sign of x (and -0, NaN) kept. */
+/* tanh |x| = e / (e + 2), e = expm1(2 |x|) (exp's reduction, then r + r^2 P(r) with P
+   a degree-4 minimax fit on [-ln2/2, ln2/2], error 6e-8 on P: one FMA fewer than
+   ct__v_expm1's degree 5), |x| clamped to 9, where tanh rounds to 1: one exp-sized
+   polynomial and a division for every lane, where ct__v_tanh computes both its
+   small-x polynomial and exp. Not the eager kernel's bits: within 2 ulp of double
+   tanh over every 7th float bit pattern (613M; tests/test_jit.c checks 131,072 of
+   them); the sign of x (and -0, NaN) kept. */
 static inline __m512 ct__jit_tanh16(__m512 x) {
-    __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
-    ct__vf tv, nv;
-    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv);   /* ctensor.h's reduction */
-    __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(1.0f), (__m512)nv);   /* 2^n, n in [0, 26] */
+    __m512 a = _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), z = _mm512_add_ps(a, a);
+    __m512 t = _mm512_fmadd_ps(z, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));   /* rint(z / ln2), n in [0, 26] */
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), z));
+    __m512 p = _mm512_set1_ps(0.00139411131f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.00836317521f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.0416663736f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.166665763f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    __m512 em = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);          /* expm1(r) */
+    __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(1.0f), n);           /* 2^n */
     __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
     __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
     /* y | (x & sign) in one ternary-logic instruction */
@@ -1347,9 +1356,15 @@ static inline __m512 ct__jit_tanh16(__m512 x) {
             _mm512_mask_storeu_ps(o + k, m, EXPR);                                                  \
         }                                                                                           \
     }
+static inline __m512 ct__jit_sigmoid16(__m512 v) {
+    return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+}
+static inline __m512 ct__jit_silu16(__m512 v) {
+    return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+}
 CT__JIT_VLOOP(ct__jit_exp_f32, ct__jit_exp16(v), ct__uv_exp)
-CT__JIT_VLOOP(ct__jit_sigmoid_f32, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_sigmoid)
-CT__JIT_VLOOP(ct__jit_silu_f32, _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_silu)
+CT__JIT_VLOOP(ct__jit_sigmoid_f32, ct__jit_sigmoid16(v), ct__uv_sigmoid)
+CT__JIT_VLOOP(ct__jit_silu_f32, ct__jit_silu16(v), ct__uv_silu)
 CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
 /* gelu (approximate='none') on AVX-512: ct__v_gelu's operations (the same fits, the
    same order, so the same bits), lanes below -5.5 and NaN through its erfc tail */
@@ -1494,7 +1509,7 @@ static ct__loop_fn ct__jit_cheap_f32(int op) {
    run as one pass over the block, 64 floats at a time, the running value in
    registers: one store per run instead of one per op. The same operations as the
    ops' own loops above, so the same bits. */
-enum { CT__JR_ADD, CT__JR_SUB, CT__JR_MUL, CT__JR_DIV, CT__JR_MAX, CT__JR_MIN, CT__JR_NEG, CT__JR_ABS, CT__JR_RELU };
+enum { CT__JR_ADD, CT__JR_SUB, CT__JR_MUL, CT__JR_DIV, CT__JR_MAX, CT__JR_MIN, CT__JR_NEG, CT__JR_ABS, CT__JR_RELU, CT__JR_RSQRT };
 typedef struct ct__jrop {
     int code;
     int mode;            /* 0: f(v, o), 1: f(o, v), 2: f(v, v), 3: f(v) */
@@ -1513,6 +1528,7 @@ static int ct__jit_rcode(ct__loop_fn fn, const ct__attrs *a) {
     CT__JIT_RC(NEG, ct__jit_neg_f32, CT__JR_NEG, 1)
     CT__JIT_RC(ABS, ct__jit_abs_f32, CT__JR_ABS, 1)
     CT__JIT_RC(RELU, ct__jit_relu_f32, CT__JR_RELU, 1)
+    CT__JIT_RC(RSQRT, ct__jit_rsqrt_f32, CT__JR_RSQRT, 1)
 #undef CT__JIT_RC
     return -1;
 }
@@ -1526,46 +1542,83 @@ static inline __m512 ct__jit_rapply(int code, __m512 x, __m512 y) {
     case CT__JR_MIN: return CT__JIT_MAXMIN(x, y, _mm512_min_ps);
     case CT__JR_NEG: return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
     case CT__JR_ABS: return _mm512_abs_ps(x);
+#if CT__SEL(RSQRT)
+    case CT__JR_RSQRT: return ct__jit_rsqrt16(x);
+#endif
     default: return _mm512_max_ps(_mm512_setzero_ps(), x);
     }
 }
-/* o[j]: op j's other operand at the block's start (a broadcast operand: 64 copies,
-   om[j] = 0), x0 / m0 the first op's first operand likewise */
-static void ct__jit_run_cheap(const ct__jrop *r, int L, const float *const *o, const int64_t *om, const float *x0, int64_t m0, float *out, int64_t len) {
-    int64_t k = 0;
-    for (; k + 64 <= len; k += 64) {
-        const float *xp = x0 + (k & m0);
-        __m512 v0 = _mm512_loadu_ps(xp), v1 = _mm512_loadu_ps(xp + 16), v2 = _mm512_loadu_ps(xp + 32), v3 = _mm512_loadu_ps(xp + 48);
-        for (int j = 0; j < L; j++) {
-            const float *op = o[j] + (k & om[j]);
-            int c = r[j].code;
-            switch (r[j].mode) {
-            case 0:
-                v0 = ct__jit_rapply(c, v0, _mm512_loadu_ps(op)); v1 = ct__jit_rapply(c, v1, _mm512_loadu_ps(op + 16));
-                v2 = ct__jit_rapply(c, v2, _mm512_loadu_ps(op + 32)); v3 = ct__jit_rapply(c, v3, _mm512_loadu_ps(op + 48));
-                break;
-            case 1:
-                v0 = ct__jit_rapply(c, _mm512_loadu_ps(op), v0); v1 = ct__jit_rapply(c, _mm512_loadu_ps(op + 16), v1);
-                v2 = ct__jit_rapply(c, _mm512_loadu_ps(op + 32), v2); v3 = ct__jit_rapply(c, _mm512_loadu_ps(op + 48), v3);
-                break;
-            default:
-                v0 = ct__jit_rapply(c, v0, v0); v1 = ct__jit_rapply(c, v1, v1);
-                v2 = ct__jit_rapply(c, v2, v2); v3 = ct__jit_rapply(c, v3, v3);
-                break;
-            }
+/* The cheap ops of a run on CT__JIT_SEGU vectors at once, op by op: o[j] is op j's
+   other operand at the block's start (a broadcast operand: 128 copies, om[j] = 0). */
+#define CT__JIT_SEGU 4
+static inline void ct__jit_rprolog(const ct__jrop *r, int L, const float *const *o, const int64_t *om, __m512 *v, int64_t k) {
+    for (int j = 0; j < L; j++) {
+        const float *op = o[j] + (k & om[j]);
+        int c = r[j].code;
+        switch (r[j].mode) {
+        case 0:
+            for (int i = 0; i < CT__JIT_SEGU; i++) v[i] = ct__jit_rapply(c, v[i], _mm512_loadu_ps(op + 16 * i));
+            break;
+        case 1:
+            for (int i = 0; i < CT__JIT_SEGU; i++) v[i] = ct__jit_rapply(c, _mm512_loadu_ps(op + 16 * i), v[i]);
+            break;
+        default:
+            for (int i = 0; i < CT__JIT_SEGU; i++) v[i] = ct__jit_rapply(c, v[i], v[i]);
+            break;
         }
-        _mm512_storeu_ps(out + k, v0); _mm512_storeu_ps(out + k + 16, v1);
-        _mm512_storeu_ps(out + k + 32, v2); _mm512_storeu_ps(out + k + 48, v3);
     }
-    for (; k < len; k += 16) {
-        __mmask16 m = len - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (unsigned)(len - k)) - 1u);
-        __m512 v = _mm512_maskz_loadu_ps(m, x0 + (k & m0));
-        for (int j = 0; j < L; j++) {
-            __m512 w = _mm512_maskz_loadu_ps(m, o[j] + (k & om[j]));
-            v = r[j].mode == 1 ? ct__jit_rapply(r[j].code, w, v) : ct__jit_rapply(r[j].code, v, r[j].mode == 0 ? w : v);
-        }
-        _mm512_mask_storeu_ps(out + k, m, v);
+}
+/* A segment: a run of L cheap ops (x0 / m0: the first op's first operand), then
+   F, 16 CT__JIT_SEGU floats at a time (16 with masks in the tail). F is the
+   identity for a run alone, or the costly op (exp, sigmoid, silu, tanh, gelu) that
+   reads the run's result: the cheap ops then cost no pass of their own over the
+   block, and their dispatch is paid once per CT__JIT_SEGU vectors. The same
+   operations as the ops' own loops, so the same bits. */
+typedef void (*ct__jsegfn)(const ct__jrop *r, int L, const float *const *o, const int64_t *om, const float *x0, int64_t m0, float *out, int64_t len);
+#define CT__JIT_SEGFN(fname, F)                                                                                     \
+    static void fname(const ct__jrop *r, int L, const float *const *o, const int64_t *om, const float *x0, int64_t m0, \
+                      float *out, int64_t len) {                                                                   \
+        int64_t k = 0;                                                                                             \
+        for (; k + 16 * CT__JIT_SEGU <= len; k += 16 * CT__JIT_SEGU) {                                             \
+            const float *xp = x0 + (k & m0);                                                                       \
+            __m512 v[CT__JIT_SEGU];                                                                                \
+            for (int i = 0; i < CT__JIT_SEGU; i++) v[i] = _mm512_loadu_ps(xp + 16 * i);                            \
+            ct__jit_rprolog(r, L, o, om, v, k);                                                                    \
+            for (int i = 0; i < CT__JIT_SEGU; i += 4) {                                                            \
+                _mm512_storeu_ps(out + k + 16 * i, F(v[i])); _mm512_storeu_ps(out + k + 16 * i + 16, F(v[i + 1])); \
+                _mm512_storeu_ps(out + k + 16 * i + 32, F(v[i + 2])); _mm512_storeu_ps(out + k + 16 * i + 48, F(v[i + 3])); \
+            }                                                                                                      \
+        }                                                                                                          \
+        for (; k < len; k += 16) {                                                                                 \
+            __mmask16 m = len - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (unsigned)(len - k)) - 1u);       \
+            __m512 v = _mm512_maskz_loadu_ps(m, x0 + (k & m0));                                                    \
+            for (int j = 0; j < L; j++) {                                                                          \
+                __m512 w = _mm512_maskz_loadu_ps(m, o[j] + (k & om[j]));                                           \
+                v = r[j].mode == 1 ? ct__jit_rapply(r[j].code, w, v) : ct__jit_rapply(r[j].code, v, r[j].mode == 0 ? w : v); \
+            }                                                                                                      \
+            _mm512_mask_storeu_ps(out + k, m, F(v));                                                               \
+        }                                                                                                          \
     }
+#define CT__JIT_ID(v) (v)
+CT__JIT_SEGFN(ct__jit_run_cheap, CT__JIT_ID)
+CT__JIT_SEGFN(ct__jit_seg_exp, ct__jit_exp16)
+CT__JIT_SEGFN(ct__jit_seg_sigmoid, ct__jit_sigmoid16)
+CT__JIT_SEGFN(ct__jit_seg_silu, ct__jit_silu16)
+CT__JIT_SEGFN(ct__jit_seg_tanh, ct__jit_tanh16)
+#if CT__SEL(GELU)
+CT__JIT_SEGFN(ct__jit_seg_gelu, ct__jit_gelu16)
+#endif
+/* the segment kernel of a costly op's fused loop (NULL: none) */
+static ct__jsegfn ct__jit_seg_of(ct__loop_fn fn, const ct__attrs *a) {
+    if (fn == ct__jit_exp_f32) return ct__jit_seg_exp;
+    if (fn == ct__jit_sigmoid_f32) return ct__jit_seg_sigmoid;
+    if (fn == ct__jit_silu_f32) return ct__jit_seg_silu;
+    if (fn == ct__jit_tanh_f32) return ct__jit_seg_tanh;
+#if CT__SEL(GELU)
+    if (fn == ct__jit_gelu_f32 && !a->mode) return ct__jit_seg_gelu;
+#endif
+    (void)a;
+    return NULL;
 }
 #define CT__JIT_HAVE_RUNS 1
 #endif
@@ -1623,9 +1676,10 @@ typedef struct ct__jfctx {
     ct__loop_fn fn[256];
     int64_t es, n, block;
 #ifdef CT__JIT_HAVE_RUNS
-    unsigned char run[256];            /* ops in a run of cheap ops that starts at op k (0: op k runs alone) */
+    unsigned char run[256];            /* ops in a run of cheap ops that starts at op k (0: op k runs alone), with its costly end */
+    ct__jsegfn seg[256];               /* the run's kernel: ct__jit_run_cheap, or a segment's ending in a costly op */
     ct__jrop rop[256];                 /* op k's part in its run */
-    float rep[16][64];                 /* the group's scalar inputs (the first 16), 64 copies each */
+    float rep[16][16 * CT__JIT_SEGU];  /* the group's scalar inputs (the first 16), a segment step's copies each */
 #endif
 } ct__jfctx;
 /* Scratch for a fused group's intermediates: nslots blocks, on the stack (at most
@@ -1635,8 +1689,8 @@ typedef struct ct__jfctx {
 static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
     const ct__jfctx *c = (const ct__jfctx *)vctx;
     const ct__jfused *f = c->f;
-    union { double d; char b[CT__JIT_SCRATCH]; } scratch;   /* aligned for doubles */
-    char *scr = scratch.b;
+    union { double d; char b[CT__JIT_SCRATCH + 64]; } scratch;
+    char *scr = scratch.b + ((64 - ((uintptr_t)scratch.b & 63)) & 63);   /* on a cache line: no vector access splits */
     char *res[256];
     int64_t st[3];
     char *p[3];
@@ -1650,6 +1704,7 @@ static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi
                 int L = c->run[k], e = k + L - 1;
                 const float *op[256];
                 int64_t om[256];
+                if (c->seg[k] != ct__jit_run_cheap) L--;   /* the cheap ops before the costly one */
                 for (int j = 0; j <= L; j++) {   /* j == L: the first op's first operand */
                     int sj = j < L ? c->rop[k + j].src : f->ops[k].src[0];
                     if (j < L && c->rop[k + j].mode >= 2) sj = f->ops[k].src[0];
@@ -1662,7 +1717,7 @@ static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi
                 }
                 sl = f->slot[e];
                 char *dst = sl < 0 ? c->outp[-sl - 1] + s0 * c->es : scr + (size_t)sl * (size_t)c->block * (size_t)c->es;
-                ct__jit_run_cheap(&c->rop[k], L, op, om, op[L], om[L], (float *)dst, len);
+                c->seg[k](&c->rop[k], L, op, om, op[L], om[L], (float *)dst, len);
                 res[e] = dst;
                 k = e;
                 continue;
@@ -1702,7 +1757,7 @@ static void ct__jit_plan_runs(ct__jfctx *c, ct_dtype dt) {
     memset(c->run, 0, (size_t)f->nops);
     if (dt != CT_FLOAT32) return;
     for (int q = 0; q < c->nin && q < 16; q++)
-        if (!c->inst[q]) for (int i = 0; i < 64; i++) c->rep[q][i] = *(const float *)c->inp[q];
+        if (!c->inst[q]) for (int i = 0; i < 16 * CT__JIT_SEGU; i++) c->rep[q][i] = *(const float *)c->inp[q];
     for (int k = 0; k < f->nops;) {
         const ct__jfop *o = &f->ops[k];
         int code = ct__jit_rcode(c->fn[k], &o->a), L = 0;
@@ -1725,6 +1780,11 @@ static void ct__jit_plan_runs(ct__jfctx *c, ct_dtype dt) {
                 else break;
                 L++;
             }
+        }
+        c->seg[k] = ct__jit_run_cheap;
+        if (L >= 1 && L < 255 && k + L < f->nops && ct__jit_only_next(f, k + L - 1)) {   /* a costly op reading the run's result */
+            ct__jsegfn sf = ct__jit_seg_of(c->fn[k + L], &f->ops[k + L].a);
+            if (sf) { c->seg[k] = sf; L++; }
         }
         if (L >= 2) c->run[k] = (unsigned char)L;
         k += L >= 1 ? L : 1;

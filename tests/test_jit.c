@@ -1728,6 +1728,53 @@ TEST(test_fused_kernels) {
     }
 }
 
+TEST(test_fused_segments) {
+    /* Segments: a run of cheap ops and the costly op (exp, sigmoid, silu, tanh, gelu)
+       that reads its result run as one pass, 64 floats at a time. The same graph with
+       every intermediate also returned (so no run ends in a costly op) takes the ops'
+       own loops: the outputs must have the same bits. The chain has segments of 1 to
+       4 cheap ops (rsqrt among them) before each of the five costly ops; the sizes
+       give a whole block, a block with a 64-float remainder and a masked tail, and a
+       part block. NaN, signed zeros and infinities are in the data. */
+    static const int64_t sizes[] = {1024, 3000, 45};
+    for (int si = 0; si < 3; si++) {
+        ct_manual_seed(21 + si);
+        ct_tensor *x = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, sizes[si]), 3.0), si);
+        CHECK(ct_trace_begin(1, &x) == CT_OK);
+        ct_tensor *y = jit_chain20(x);
+        ct_graph *g = ct_trace_end(1, &y);
+        CHECK(g != NULL);
+        CHECK_EQ_INT(ct_jit_optimize(g), CT_OK);
+        CHECK_EQ_INT(ct_graph_count_op(g, "prim::FusedElementwise"), 1);
+        /* each costly op's operand an output too (so it ends no run) */
+        ct_tensor *t[8];
+        int nt = 0;
+        CHECK(ct_trace_begin(1, &x) == CT_OK);
+        ct_tensor *v = ct_add_scalar(ct_mul_scalar(x, 0.5), 0.25);
+        t[nt++] = v;
+        v = ct_mul(ct_tanh(v), x);
+        t[nt++] = v;
+        v = ct_neg(ct_add(ct_relu(ct_sub(ct_sigmoid(v), x)), x));
+        t[nt++] = v;
+        v = ct_mul(x, ct_rsqrt(ct_add_scalar(ct_mul_scalar(ct_exp(v), 3.0), 1.0)));
+        t[nt++] = v;
+        v = ct_silu(v);
+        v = ct_maximum(ct_sub_scalar(ct_mul(v, v), 0.1), x);
+        t[nt++] = v;
+        t[nt++] = ct_gelu(v, "none");
+        ct_graph *ga = ct_trace_end(nt, t);
+        CHECK(ga != NULL);
+        CHECK_EQ_INT(ct_jit_fuse_elementwise(ga), CT_OK);
+        CHECK_EQ_INT(ct_graph_count_op(ga, "prim::FusedElementwise"), 1);
+        ct_tensor *got = NULL, *all[8] = {NULL};
+        CHECK_EQ_INT(ct_graph_run(g, 1, &x, &got, 1), 1);
+        CHECK_EQ_INT(ct_graph_run(ga, 1, &x, all, nt), nt);
+        CT_T_REPORT(same_or_nan(got, all[nt - 1]), "size %lld: the segments' output differs from the ops' own loops", (long long)sizes[si]);
+        ct_graph_free(g);
+        ct_graph_free(ga);
+    }
+}
+
 static void simp_f(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
     ct_tensor *a = ct_mul_scalar(x, 1.0);
     a = ct_div_scalar(a, 1.0);
@@ -1823,6 +1870,7 @@ int main(void) {
     RUN(test_transformer_encoder_layer);
     RUN(test_elementwise_fusion);
     RUN(test_fused_kernels);
+    RUN(test_fused_segments);
     RUN(test_simplify);
     RUN(test_dce_cse_constants);
     RUN(test_save_load_roundtrip_and_corruption);
