@@ -9,6 +9,7 @@ batch lasts >= ~200 us, for about CT_BENCH_SECONDS; times are per operation
 
 Environment: CT_BENCH_SECONDS, CT_BENCH_THREADS, CT_BENCH_CLOCK, CT_BENCH_FILTER (as bench.h).
 """
+import ctypes
 import os
 import sys
 import time
@@ -45,8 +46,27 @@ def cpu_clock():
     return os.environ.get("CT_BENCH_CLOCK", "") == "cpu"
 
 
+def _blas_threads(n):
+    """OpenBLAS keeps its own thread pool, which torch.set_num_threads does not
+    reach (Debian's PyTorch calls OpenBLAS for its GEMMs): a "1-thread" PyTorch
+    Linear ran its GEMM on 2 cores, and the calling thread's CPU clock counted only
+    one of them. Sets the pool of every OpenBLAS loaded in this process, as
+    bench.h's bench_set_threads does for ctensor."""
+    try:
+        maps = open("/proc/self/maps").read().split("\n")
+    except OSError:
+        return
+    for p in sorted(set(l.split()[-1] for l in maps if "openblas" in l and ".so" in l)):
+        try:
+            ctypes.CDLL(p).openblas_set_num_threads(ctypes.c_int(n))
+        except (OSError, AttributeError):
+            pass
+
+
 def set_threads(n):
-    torch.set_num_threads(max(1, int(n)))
+    n = max(1, int(n))
+    torch.set_num_threads(n)
+    _blas_threads(n)
 
 
 def begin(program):
