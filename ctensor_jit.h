@@ -199,8 +199,12 @@ CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g);
 /* Chains of float elementwise ops (unary, binary, with same-shape or scalar
    operands) become one node that computes the whole chain per block of elements
    in cache: the intermediates never reach memory. With AVX-512, a run of cheap ops
-   (add, sub, mul, div, maximum, minimum, neg, abs, relu) each reading the one
-   before it runs in registers, one store per run (the same bits as op by op). */
+   (add, sub, mul, div, maximum, minimum, neg, abs, relu, rsqrt) each reading the
+   one before it runs in registers, 64 floats at a time, and so does the costly op
+   (exp, sigmoid, silu, tanh, gelu) that reads the run's result: one pass over the
+   block for the whole segment, one store (the same bits as op by op). Results are
+   eager's bits but for the fused tanh and rsqrt (within 2 ulp of double) and exp
+   below -87.34 (subnormal results where eager gives 0). */
 CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
 /* conv2d / addmm / mm followed by an activation (relu, relu6, hardtanh, leaky_relu,
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
