@@ -8,8 +8,8 @@
      link with -lm
 
      In the file that defines CTENSOR_IMPLEMENTATION, CTENSOR_COMPOSITE_IMPLEMENTATION
-     is turned on automatically (its one op with a kernel, searchsorted, registers
-     in ctensor.h's op table, so it compiles in that file).
+     is turned on automatically (its ops with kernels, searchsorted and
+     logcumsumexp, register in ctensor.h's op table, so it compiles in that file).
 
    WHAT IT IS
      PyTorch defines many of its functions by composing other ops (its
@@ -21,8 +21,9 @@
      equal PyTorch 1.13's within float tolerance (tests/reference/cases_composite.py
      makes the fixtures with PyTorch; tests/conformance/ops_composite.c runs them).
      ctensor.h holds the primitive kernels and stays under its 1 MiB limit; these
-     functions live here. The exception: searchsorted / bucketize, a binary search
-     per value, is an op with a CPU kernel of its own (aten::searchsorted.Tensor).
+     functions live here. The exceptions: searchsorted / bucketize, a binary search
+     per value, and logcumsumexp, a scan, are ops with CPU kernels of their own
+     (aten::searchsorted.Tensor, aten::logcumsumexp).
 
    THE FEEL (torch.kron, torch.meshgrid, torch.cov)
        ct_tensor *k = ct_kron(a, b);
@@ -40,7 +41,7 @@
             meshgrid cartesian_prod combinations tril_indices triu_indices
         1c. math: kron inner addr ldexp float_power logaddexp logaddexp2 isreal
             dist cdist renorm diff trapezoid cumulative_trapezoid logspace
-            take_along_dim
+            take_along_dim logcumsumexp (an op with a kernel of its own)
         1d. statistics: cov corrcoef aminmax quantile nanquantile
         1e. counting: heaviside bincount histc unique unique_consecutive
         1f. searching: searchsorted bucketize (one op with a kernel of its own)
@@ -165,6 +166,15 @@ CTENSOR_API ct_tensor *ct_diff(const ct_tensor *x, int64_t n, int dim, const ct_
    with y */
 CTENSOR_API ct_tensor *ct_trapezoid(const ct_tensor *y, const ct_tensor *x, double dx, int dim);
 CTENSOR_API ct_tensor *ct_cumulative_trapezoid(const ct_tensor *y, const ct_tensor *x, double dx, int dim);
+/* torch.logcumsumexp(x, dim): log(cumsum(exp(x), dim)) without overflow or
+   underflow: each step is log(exp(a) + exp(b)) = max + log1p(exp(min - max)),
+   accumulated in float64 (float32 and float64 inputs; bfloat16 through float32), and
+   -inf, +inf and NaN as PyTorch's (a NaN stays to the end of its line). One op,
+   aten::logcumsumexp, with a CPU kernel (lines on the thread pool) and PyTorch's
+   derivative (itself made of logcumsumexp, so double backward works; at an input of
+   -inf it gives NaN, as PyTorch 1.13's does). Integer, bool, half and complex inputs
+   are refused, as PyTorch 1.13's CPU kernel does. */
+CTENSOR_API ct_tensor *ct_logcumsumexp(const ct_tensor *x, int dim);
 /* torch.logspace(start, end, steps, base, dtype): base ** linspace(start, end, steps) */
 CTENSOR_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dt);
 /* torch.take_along_dim(x, indices, dim): gather after broadcasting x and indices in
@@ -247,6 +257,7 @@ CTENSOR_API ct_tensor *ct_bucketize_scalar(double input, const ct_tensor *bounda
 #ifdef CTENSOR_COMPOSITE_IMPLEMENTATION
 #ifndef CTENSOR_COMPOSITE_IMPLEMENTATION_DONE
 #define CTENSOR_COMPOSITE_IMPLEMENTATION_DONE
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1200,7 +1211,9 @@ CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inv
 #endif
 #define CTC__OPS(X) \
     X(SEARCHSORTED, "aten::searchsorted.Tensor", "searchsorted", "", 2, 1, CT__OPF_NONDIFF, "bool out_int32=f0, bool right=f1", \
-      ctc__meta_searchsorted, ctc__k_searchsorted, ctc__bw_none, CT__SAVE_NONE)
+      ctc__meta_searchsorted, ctc__k_searchsorted, ctc__bw_none, CT__SAVE_NONE) \
+    X(LOGCUMSUMEXP, "aten::logcumsumexp", "logcumsumexp", "LogcumsumexpBackward0", 1, 1, 0, "int dim=i0", \
+      ctc__meta_lcse, ctc__k_lcse, ctc__bw_lcse, CT__SAVE_IN(0) | CT__SAVE_OUT(0))
 enum {
 #define CTC__X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CTC__##E,
     CTC__OPS(CTC__X_ENUM)
@@ -1208,8 +1221,8 @@ enum {
     CTC__NUM_OPS
 };
 CTC__OPS(CT__X_PROTO)
-/* never called (the op is CT__OPF_NONDIFF); a rule of this header's own, so that
-   its prototype's linkage matches under C++ */
+/* never called (searchsorted is CT__OPF_NONDIFF); a rule of this header's own, so
+   that its prototype's linkage matches under C++ */
 static int ctc__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout; (void)gin;
     return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__opdef_get(n->op)->name);
@@ -1398,6 +1411,138 @@ CTENSOR_API ct_tensor *ct_bucketize_scalar(double input, const ct_tensor *bounda
     int tok = ct_scope_begin();
     ct_tensor *v = ctc__wrap_number(boundaries, input);
     return ctc__done(tok, v ? ctc__bucketize(v, boundaries, out_int32, right) : NULL);
+}
+
+/* ---- logcumsumexp: a scan with a kernel of its own ----
+   in[0]: contiguous float32 or float64; the scan runs along dim (attrs i[0]) */
+static int ctc__meta_lcse(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "\"logcumsumexp_out_cpu\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (ct__dim("logcumsumexp", c->a->i[0], x->ndim) < 0) return -1;
+    if (!ct__is_contig(x)) return ct__failed(CT_ERR_ARG, "logcumsumexp: the op takes a contiguous operand");
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    return 0;
+}
+/* log(exp(x) + exp(acc)), PyTorch's _log_add_exp_helper: the larger plus
+   log1p(exp(smaller - larger)); two infinities of one sign give x; NaN spreads */
+static double ctc__lae(double x, double acc) {
+    double mn = isnan(acc) ? acc : (acc < x ? acc : x), mx = isnan(acc) ? acc : (x < acc ? acc : x);
+    if (mn != mx || isfinite(mn)) return log1p(exp(mn - mx)) + mx;
+    return x;
+}
+typedef struct ctc__lcse_job { const char *x; char *y; int64_t nk, ni, nib; int f64; } ctc__lcse_job;   /* nk steps of ni columns */
+#define CTC__LCSE_IB 256
+/* task t: outer index t / nib, inner columns [(t % nib) * IB, +IB): the K steps of
+   those columns, contiguous along the inner dims, accumulated in float64 */
+static void ctc__lcse_tasks(void *ctx, int64_t lo, int64_t hi) {
+    const ctc__lcse_job *j = (const ctc__lcse_job *)ctx;
+    double acc[CTC__LCSE_IB];
+    for (int64_t t = lo; t < hi; t++) {
+        int64_t o = t / j->nib, i0 = (t % j->nib) * CTC__LCSE_IB, w = j->ni - i0 < CTC__LCSE_IB ? j->ni - i0 : CTC__LCSE_IB;
+        for (int64_t i = 0; i < w; i++) acc[i] = -INFINITY;
+        for (int64_t k = 0; k < j->nk; k++) {
+            int64_t at = (o * j->nk + k) * j->ni + i0;
+            if (j->f64) {
+                const double *x = (const double *)j->x + at;
+                double *y = (double *)j->y + at;
+                for (int64_t i = 0; i < w; i++) y[i] = acc[i] = ctc__lae(x[i], acc[i]);
+            } else {
+                const float *x = (const float *)j->x + at;
+                float *y = (float *)j->y + at;
+                for (int64_t i = 0; i < w; i++) y[i] = (float)(acc[i] = ctc__lae((double)x[i], acc[i]));
+            }
+        }
+    }
+}
+/* a scan along the last dim (one column per line): CTC__LCSE_IB lines at a time,
+   step k of every line before step k + 1, so the lines' dependency chains overlap */
+static void ctc__lcse_rows(void *ctx, int64_t lo, int64_t hi) {
+    const ctc__lcse_job *j = (const ctc__lcse_job *)ctx;
+    double acc[CTC__LCSE_IB];
+    for (int64_t t = lo; t < hi; t++) {
+        int64_t r0 = t * CTC__LCSE_IB, w = j->nib - r0 < CTC__LCSE_IB ? j->nib - r0 : CTC__LCSE_IB;   /* nib: the line count here */
+        for (int64_t i = 0; i < w; i++) acc[i] = -INFINITY;
+        for (int64_t k = 0; k < j->nk; k++) {
+            if (j->f64) {
+                const double *x = (const double *)j->x + r0 * j->nk + k;
+                double *y = (double *)j->y + r0 * j->nk + k;
+                for (int64_t i = 0; i < w; i++) y[i * j->nk] = acc[i] = ctc__lae(x[i * j->nk], acc[i]);
+            } else {
+                const float *x = (const float *)j->x + r0 * j->nk + k;
+                float *y = (float *)j->y + r0 * j->nk + k;
+                for (int64_t i = 0; i < w; i++) y[i * j->nk] = (float)(acc[i] = ctc__lae((double)x[i * j->nk], acc[i]));
+            }
+        }
+    }
+}
+static int ctc__k_lcse(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    int d = ct__dim("logcumsumexp", c->a->i[0], x->ndim);
+    if (d < 0) return -1;
+    ctc__lcse_job j;
+    j.x = (const char *)ct__ptr(x);
+    j.y = (char *)ct__ptr(c->out[0]);
+    j.f64 = x->dtype == CT_FLOAT64;
+    j.nk = x->ndim ? x->shape[d] : 1;
+    j.ni = 1;
+    for (int q = d + 1; q < x->ndim; q++) j.ni *= x->shape[q];
+    int64_t n = ct__shape_numel(x->ndim, x->shape), O = j.nk > 0 && j.ni > 0 ? n / (j.nk * j.ni) : 0;
+    if (n == 0) return 0;
+    if (j.ni == 1 && O > 1) {   /* along the last dim: blocks of lines */
+        j.nib = O;
+        int64_t per = j.nk * (O < CTC__LCSE_IB ? O : CTC__LCSE_IB);
+        ct__par_for((O + CTC__LCSE_IB - 1) / CTC__LCSE_IB, per >= 4096 ? 1 : 4096 / per + 1, ctc__lcse_rows, &j);
+        return 0;
+    }
+    j.nib = (j.ni + CTC__LCSE_IB - 1) / CTC__LCSE_IB;
+    int64_t per = j.nk * (j.ni < CTC__LCSE_IB ? j.ni : CTC__LCSE_IB);   /* elements a task scans */
+    ct__par_for(O * j.nib, per >= 4096 ? 1 : 4096 / per + 1, ctc__lcse_tasks, &j);
+    return 0;
+}
+/* PyTorch's logcumsumexp_backward: grad_j = sum over i >= j of g_i exp(x_j - y_i),
+   as exp(x_j + reverse logcumsumexp(log|g| - y)) for the positive and the negative
+   g apart (log 0 as the dtype's lowest number) */
+static int ctc__bw_lcse(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0), *g = gout[0];
+    if (!X || !Y) return -1;
+    if (ct_ndim(g) == 0 || ct_numel(g) == 0) { gin[0] = g; return 0; }
+    int64_t d = ct__dim("logcumsumexp", n->attrs.i[0], ct_ndim(X));
+    if (d < 0) return -1;
+    double lowest = ct_get_dtype(g) == CT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
+    ct_tensor *lg = ct_log(ct_abs(g)), *part[2];
+    for (int s = 0; s < 2; s++) {
+        ct_tensor *sel = s ? ct_lt_scalar(g, 0.0) : ct_gt_scalar(g, 0.0);
+        ct_tensor *lgs = ct_sub(ct_where(sel, lg, ct_full_like(lg, lowest)), Y);
+        ct_tensor *rev = ct_flip(ct_logcumsumexp(ct_flip(lgs, 1, &d), (int)d), 1, &d);
+        part[s] = ct_exp(ct_add(rev, X));
+    }
+    gin[0] = ct_sub(part[0], part[1]);
+    return gin[0] ? 0 : -1;
+}
+CTENSOR_API ct_tensor *ct_logcumsumexp(const ct_tensor *x, int dim) {
+    CTC__ARG("logcumsumexp", x);
+    ct_dtype dt = ct_get_dtype(x);
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64 && dt != CT_BFLOAT16)
+        return ctc__fail(CT_ERR_DTYPE, "logcumsumexp: \"logcumsumexp_out_cpu\" not implemented for '%s'", CT__DTNAME(dt));
+    ct__ctc_register_now();
+    if (ct__ctc_base < 0) return ctc__fail(CT_ERR_STATE, "ctensor_composite.h: its ops could not be registered");
+    int tok = ct_scope_begin();
+    ct_tensor *in = dt == CT_BFLOAT16 ? ct_to(x, CT_FLOAT32) : (ct_tensor *)x;
+    if (in && !ct__is_contig(in)) in = ct_contiguous(in);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    ct_tensor *r = in ? ct__call1(ct__ctc_base + CTC__LOGCUMSUMEXP, 1, &in, &a) : NULL;
+    if (r && dt == CT_BFLOAT16) r = ct_to(r, CT_BFLOAT16);
+    return ctc__done(tok, r);
 }
 
 #ifdef __cplusplus

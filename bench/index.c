@@ -60,6 +60,8 @@ static ct_tensor *rand_index(int64_t n, int64_t hi, int ndim, const int64_t *sha
 CASE(b_searchsorted_1d, ct_searchsorted(SEQ, X, 0, 0, NULL, NULL))
 CASE(b_searchsorted_rows, ct_searchsorted(SEQROWS, X, 0, 1, NULL, NULL))
 CASE(b_bucketize, ct_bucketize(X, SEQ, 0, 0))
+CASE(b_lcse_dim1, ct_logcumsumexp(X, 1))
+CASE(b_lcse_dim0, ct_logcumsumexp(X, 0))
 
 int main(void) {
     ct_manual_seed(0);
@@ -102,6 +104,8 @@ int main(void) {
     bench_run("searchsorted_1d", "4096 sorted f32, [4096,512] values", b_searchsorted_1d, NULL);
     bench_run("searchsorted_rows", "[4096,64] sorted rows, [4096,512] values, right", b_searchsorted_rows, NULL);
     bench_run("bucketize", "[4096,512] f32, 4096 boundaries", b_bucketize, NULL);
+    bench_run("logcumsumexp_dim1", "[4096,512] f32, along rows", b_lcse_dim1, NULL);
+    bench_run("logcumsumexp_dim0", "[4096,512] f32, down columns", b_lcse_dim0, NULL);
     ct_scope_end(s);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
-   the conformance runner: tests/fixtures/composite, 286 cases): gradcheck and
+   the conformance runner: tests/fixtures/composite, 300 cases): gradcheck and
    gradgradcheck (float64 and complex128) of the differentiable functions, exact
    math for a few identities (kron's mixed product, meshgrid's grids, quantile's
    order statistics), that each function frees its intermediates before it returns
@@ -33,6 +33,7 @@ static ct_tensor *f_rot90_hstack(ct_tensor *const *in, void *u) {
     return ct_hstack(2, two);
 }
 static ct_tensor *f_take(ct_tensor *const *in, void *u) { return ct_take_along_dim(in[0], (ct_tensor *)u, 1); }
+static ct_tensor *f_lcse(ct_tensor *const *in, void *u) { return ct_logcumsumexp(in[0], *(int *)u); }
 
 static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(t); }
 static ct_tensor *r64(int64_t a, int64_t b) { return leaf(ct_randn(CT_FLOAT64, a, b)); }
@@ -55,6 +56,11 @@ TEST(test_gradcheck) {
     GRAD(f_cov, NULL, 2, r64(3, 5), leaf(aw));
     GRAD(f_cov, NULL, 2, c128(2, 5), ct_detach(aw));
     GRAD(f_corrcoef, NULL, 1, r64(3, 6));
+    {
+        int d1 = 1, d0 = 0;
+        GRAD(f_lcse, &d1, 1, r64(3, 5));
+        GRAD(f_lcse, &d0, 1, leaf(ct_randn(CT_FLOAT64, 4, 2, 3)));
+    }
     GRAD(f_quantile, NULL, 1, r64(3, 7));
     {
         ct_tensor *x = ct_randn(CT_FLOAT64, 5, 3);
@@ -246,6 +252,37 @@ TEST(test_searchsorted) {
     CHECK_ERR(ct_searchsorted(ct_ones(CT_BOOL, 3), ct_ones(CT_BOOL, 2), 0, 0, NULL, NULL), CT_ERR_DTYPE, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
 }
 
+/* logcumsumexp: against log(cumsum(exp(x))) in float64 where that does not
+   overflow, and against a shift by the maximum where it would; float32 scanned in
+   float64 (5000 steps: the float64 scan's results rounded once, bit for bit); the
+   inner-dims path (columns in blocks); one dispatcher call; bad input. */
+static void count_lcse(const ct_dispatch_event *e, void *u) {
+    if (e->phase == CT_DISPATCH_EXIT && !strcmp(ct_op_schema_name(e->op), "aten::logcumsumexp")) ++*(int *)u;
+}
+TEST(test_logcumsumexp) {
+    ct_manual_seed(31);
+    ct_tensor *x = ct_randn(CT_FLOAT64, 3, 400, 5);
+    for (int d = 0; d < 3; d++) {
+        ct_tensor *want = ct_log(ct_cumsum(ct_exp(x), d));
+        CT_T_REPORT(ct_allclose(ct_logcumsumexp(x, d), want, 1e-12, 1e-12) == 1, "logcumsumexp float64, dim %d", d);
+    }
+    ct_tensor *big = ct_add_scalar(ct_mul_scalar(ct_randn(CT_FLOAT64, 2, 300), 5.0), 1000.0);   /* exp overflows */
+    ct_tensor *shift = ct_add_scalar(ct_log(ct_cumsum(ct_exp(ct_sub_scalar(big, 1000.0)), 1)), 1000.0);
+    CHECK(ct_allclose(ct_logcumsumexp(big, 1), shift, 1e-12, 1e-12) == 1);
+    ct_tensor *xf = ct_randn(CT_FLOAT32, 5000), *yf = ct_logcumsumexp(xf, 0), *yd = ct_logcumsumexp(ct_to(xf, CT_FLOAT64), 0);
+    CHECK(ct_equal(yf, ct_to(yd, CT_FLOAT32)) == 1);   /* float64 steps, one rounding */
+    ct_tensor *t = ct_transpose(x, 0, 2);                            /* strided: made contiguous first */
+    CHECK(ct_equal(ct_logcumsumexp(t, 1), ct_transpose(ct_logcumsumexp(x, 1), 0, 2)) == 1);
+    int calls = 0, h = ct_add_dispatch_listener(count_lcse, &calls, 0);
+    CHECK(ct_logcumsumexp(x, 2) != NULL);
+    ct_remove_dispatch_listener(h);
+    CHECK_EQ_INT(calls, 1);
+    CHECK_ERR(ct_logcumsumexp(NULL, 0), CT_ERR_ARG, "logcumsumexp: NULL tensor");
+    CHECK_ERR(ct_logcumsumexp(x, 3), CT_ERR_INDEX, "logcumsumexp: Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+    CHECK_ERR(ct_logcumsumexp(ct_ones(CT_INT64, 3), 0), CT_ERR_DTYPE, "\"logcumsumexp_out_cpu\" not implemented for 'Long'");
+    CHECK_ERR(ct_logcumsumexp(ct_ones(CT_FLOAT16, 3), 0), CT_ERR_DTYPE, "\"logcumsumexp_out_cpu\" not implemented for 'Half'");
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -254,6 +291,7 @@ int main(void) {
     CT_SCOPE { RUN(test_scopes_and_outputs); }
     CT_SCOPE { RUN(test_bad_input); }
     CT_SCOPE { RUN(test_searchsorted); }
+    CT_SCOPE { RUN(test_logcumsumexp); }
     CHECK_EQ_INT(ct_live_tensors(), live0);
     return ct_t_summary();
 }

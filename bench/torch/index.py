@@ -65,6 +65,8 @@ def main():
         bench("searchsorted_1d", "4096 sorted f32, [4096,512] values", lambda: torch.searchsorted(SEQ, X))
         bench("searchsorted_rows", "[4096,64] sorted rows, [4096,512] values, right", lambda: torch.searchsorted(SEQROWS, X, right=True))
         bench("bucketize", "[4096,512] f32, 4096 boundaries", lambda: torch.bucketize(X, SEQ))
+        bench("logcumsumexp_dim1", "[4096,512] f32, along rows", lambda: torch.logcumsumexp(X, 1))
+        bench("logcumsumexp_dim0", "[4096,512] f32, down columns", lambda: torch.logcumsumexp(X, 0))
 
 
 if __name__ == "__main__":

@@ -135,6 +135,7 @@ static int h_bincount(conf_case *c, ct_tensor **out) { ONE(ct_bincount(IN(0), c-
 static int h_histc(conf_case *c, ct_tensor **out) {
     ONE(ct_histc(IN(0), conf_int(c, "bins", 100), conf_double(c, "min", 0.0), conf_double(c, "max", 0.0)));
 }
+static int h_logcumsumexp(conf_case *c, ct_tensor **out) { ONE(ct_logcumsumexp(IN(0), DIM(0))); }
 static int h_searchsorted(conf_case *c, ct_tensor **out) {
     ONE(ct_searchsorted(IN(0), IN(1), conf_bool(c, "out_int32", 0), conf_bool(c, "right", 0), conf_str(c, "side", NULL), c->nin > 2 ? IN(2) : NULL));
 }
@@ -207,5 +208,6 @@ const conf_op conf_ops_composite[] = {
     {"torch.unique", h_unique, NULL},
     {"torch.unique_consecutive", h_unique_consecutive, NULL},
     {"torch.searchsorted", h_searchsorted, NULL},
+    {"torch.logcumsumexp", h_logcumsumexp, NULL},
     {"torch.bucketize", h_bucketize, NULL},
     {0, 0, 0}};

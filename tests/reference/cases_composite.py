@@ -363,6 +363,29 @@ def searching_fns(w):
     c(FAM, "err_bucketize_2d", "torch.bucketize", torch.bucketize, [x, torch.ones(2, 2)], expect_error=True)
 
 
+def scan_fns(w):
+    c = w.case
+    lc = torch.logcumsumexp
+    c(FAM, "logcumsumexp_dim1", "torch.logcumsumexp", lambda x: lc(x, 1), [rn(3, 5)], args={"dim": 1})
+    c(FAM, "logcumsumexp_dim0_inner", "torch.logcumsumexp", lambda x: lc(x, 0), [rn(4, 2, 3)], args={"dim": 0})
+    c(FAM, "logcumsumexp_neg_dim", "torch.logcumsumexp", lambda x: lc(x, -2), [rn(2, 3, 4)], args={"dim": -2})
+    c(FAM, "logcumsumexp_f32_wide", "torch.logcumsumexp", lambda x: lc(x, 0), [rn(5, 300, dtype=torch.float32)], args={"dim": 0},
+      note="300 columns: more than one block of the kernel's 256")
+    c(FAM, "logcumsumexp_noncontig", "torch.logcumsumexp", lambda x: lc(x, 1), [rn(4, 3)], args={"dim": 1}, permute=[[1, 0]])
+    c(FAM, "logcumsumexp_large", "torch.logcumsumexp", lambda x: lc(x, 0),
+      [torch.tensor([1000.0, 1000.0, -1000.0, 88.0, 89.0, 3e38], dtype=torch.float32)], args={"dim": 0})
+    c(FAM, "logcumsumexp_specials", "torch.logcumsumexp", lambda x: lc(x, 1),
+      [torch.tensor([[float("-inf"), float("-inf"), 1.0, float("inf"), 2.0], [0.5, float("nan"), 2.0, -1.0, 3.0],
+                     [float("inf"), float("inf"), 1.0, 0.0, -2.0]], dtype=torch.float64)], args={"dim": 1}, grad=False)
+    c(FAM, "logcumsumexp_0d", "torch.logcumsumexp", lambda x: lc(x, 0), [torch.tensor(2.5, dtype=torch.float64)], args={"dim": 0})
+    c(FAM, "logcumsumexp_empty", "torch.logcumsumexp", lambda x: lc(x, 0), [torch.zeros(0, 3, dtype=torch.float64)], args={"dim": 0})
+    c(FAM, "logcumsumexp_bf16", "torch.logcumsumexp", lambda x: lc(x, 1), [rn(2, 6, dtype=torch.bfloat16)], args={"dim": 1}, grad=False)
+    c(FAM, "err_logcumsumexp_int", "torch.logcumsumexp", lambda x: lc(x, 0), [ri(0, 5, 4)], args={"dim": 0}, expect_error=True)
+    c(FAM, "err_logcumsumexp_bool", "torch.logcumsumexp", lambda x: lc(x, 0), [torch.tensor([True, False])], args={"dim": 0}, expect_error=True)
+    c(FAM, "err_logcumsumexp_complex", "torch.logcumsumexp", lambda x: lc(x, 0), [rc(3)], args={"dim": 0}, expect_error=True)
+    c(FAM, "err_logcumsumexp_dim", "torch.logcumsumexp", lambda x: lc(x, 2), [rn(2, 3)], args={"dim": 2}, expect_error=True)
+
+
 def generate(w):
     torch.manual_seed(0)
     shape_fns(w)
@@ -371,3 +394,4 @@ def generate(w):
     stats_fns(w)
     counting_fns(w)
     searching_fns(w)
+    scan_fns(w)
