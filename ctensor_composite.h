@@ -43,7 +43,7 @@
             dist cdist renorm diff trapezoid cumulative_trapezoid logspace
             take_along_dim logcumsumexp (an op with a kernel of its own)
         1d. statistics: cov corrcoef aminmax quantile nanquantile
-        1e. counting: heaviside bincount histc unique unique_consecutive
+        1e. counting: heaviside bincount histc histogram unique unique_consecutive
         1f. searching: searchsorted bucketize (one op with a kernel of its own)
      2. Implementation
 
@@ -212,6 +212,19 @@ CTENSOR_API ct_tensor *ct_bincount(const ct_tensor *x, const ct_tensor *weights,
    (min == max: the data's range, widened by 1 each way when it is one value);
    elements outside are ignored; the result has x's (floating) dtype */
 CTENSOR_API ct_tensor *ct_histc(const ct_tensor *x, int64_t bins, double min, double max);
+/* torch.histogram(input, bins, range=, weight=, density=): the histogram of the
+   flattened input (float32 or float64) in `bins` equal bins over range[0..1]
+   (range NULL: the data's min and max; an empty input: [0, 1]; one value: widened
+   by 0.5 each way); *bin_edges (bins + 1 of them, linspace) when not NULL. Each
+   bin is [e_i, e_i+1), the last one [e_n-1, e_n]; elements outside (and NaN) are
+   ignored. weight (input's shape, may be NULL) gives each element's weight;
+   density divides by the total and by each bin's width. The result has the input's
+   dtype. ct_histogram_bins: the same with the edges given (a 1-D tensor of the
+   input's dtype; edges that do not increase count nothing there, as PyTorch's). */
+CTENSOR_API ct_tensor *ct_histogram(const ct_tensor *input, int64_t bins, const double *range, const ct_tensor *weight, int density,
+                                    ct_tensor **bin_edges);
+CTENSOR_API ct_tensor *ct_histogram_bins(const ct_tensor *input, const ct_tensor *bins, const ct_tensor *weight, int density,
+                                         ct_tensor **bin_edges);
 /* torch.unique(x, sorted=True, return_inverse, return_counts) over the flattened x:
    the sorted distinct values; *inverse (x's shape: each element's index in them)
    and *counts (int64) when the pointers are not NULL. torch.unique_consecutive:
@@ -1543,6 +1556,80 @@ CTENSOR_API ct_tensor *ct_logcumsumexp(const ct_tensor *x, int dim) {
     ct_tensor *r = in ? ct__call1(ct__ctc_base + CTC__LOGCUMSUMEXP, 1, &in, &a) : NULL;
     if (r && dt == CT_BFLOAT16) r = ct_to(r, CT_BFLOAT16);
     return ctc__done(tok, r);
+}
+
+/* ---- histogram: counted through searchsorted (declared in 1e) ---- */
+static ct_tensor *ctc__histogram(const ct_tensor *x, const ct_tensor *edges, const ct_tensor *weight, int density, ct_tensor **bin_edges) {
+    ct_dtype dt = ct_get_dtype(x);
+    if (weight && !ct_same_shape(weight, x)) {
+        return ctc__fail(CT_ERR_SHAPE, "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor excluding its innermost dimension, but got input with shape [%lld, 1] and weight with shape %s",
+                         (long long)ct_numel(x), CT__SHAPE(weight));
+    }
+    int tok = ct_scope_begin();
+    int64_t ne = ct_numel(edges), nb = ne - 1;
+    ct_tensor *v = ct_ravel(x), *e = ct_contiguous(edges);
+    ct_tensor *lo = ct_narrow(e, 0, 0, 1), *hi = ct_narrow(e, 0, nb, 1);
+    /* bin i: e_i <= v < e_i+1 (the last edge in the last bin): the count of edges
+       <= v, less one; elements outside [e_0, e_n] go to a spare bin, dropped */
+    ct_tensor *inside = ct_logical_and(ct_ge(v, lo), ct_le(v, hi));
+    ct_tensor *pos = ct_clamp(ct_sub_scalar(ct_searchsorted(e, v, 0, 1, NULL, NULL), 1.0), 0.0, (double)(nb - 1));
+    ct_tensor *b = ct_where_scalar(inside, pos, (double)nb);
+    ct_tensor *src = weight ? ct_to(ct_ravel(weight), dt) : ct_ones(dt, ct_numel(v));
+    ct_tensor *h = b && src ? ct_scatter_add(ct_zeros(dt, nb + 1), 0, b, src) : NULL;
+    h = h ? ct_contiguous(ct_narrow(h, 0, 0, nb)) : NULL;
+    if (h && density) h = ct_div(ct_div(h, ct_sum(h)), ct_sub(ct_narrow(e, 0, 1, nb), ct_narrow(e, 0, 0, nb)));
+    if (!h) { ct_scope_end(tok); return NULL; }
+    ct_keep(h);
+    if (bin_edges) { ct_keep(e); *bin_edges = e; }
+    ct_scope_end(tok);
+    return h;
+}
+static int ctc__hist_input(const char *api, const ct_tensor *x) {
+    ct_dtype dt = ct_get_dtype(x);
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64) {
+        ct_set_error(CT_ERR_DTYPE, "%s: \"histogramdd\" not implemented for '%s'", api, CT__DTNAME(dt));
+        return -1;
+    }
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_histogram(const ct_tensor *input, int64_t bins, const double *range, const ct_tensor *weight, int density,
+                                    ct_tensor **bin_edges) {
+    CTC__ARG("histogram", input);
+    if (ctc__hist_input("histogram", input)) return NULL;
+    if (bins <= 0) return ctc__fail(CT_ERR_ARG, "torch.histogram(): bins must be > 0, but got %lld for dimension 0", (long long)bins);
+    if (bins > ((int64_t)1 << 40)) return ctc__fail(CT_ERR_ARG, "torch.histogram(): %lld bins are too many", (long long)bins);
+    double lo = 0, hi = 1;
+    if (range) {
+        lo = range[0];
+        hi = range[1];
+        if (lo > hi) return ctc__fail(CT_ERR_ARG, "torch.histogramdd: min should not exceed max, but got min %g max %g for dimension 0", lo, hi);
+    } else if (ct_numel(input) > 0) {
+        int tok = ct_scope_begin();
+        lo = ct_item(ct_amin(input, 0, NULL, 0));
+        hi = ct_item(ct_amax(input, 0, NULL, 0));
+        ct_scope_end(tok);
+    }
+    if (!isfinite(lo) || !isfinite(hi))
+        return ctc__fail(CT_ERR_ARG, "torch.histogramdd: dimension 0's range [%g, %g] is not finite", lo, hi);
+    if (lo == hi) { lo -= 0.5; hi += 0.5; }
+    int tok = ct_scope_begin();
+    ct_tensor *e = ct_linspace(lo, hi, bins + 1, ct_get_dtype(input));
+    ct_tensor *h = e ? ctc__histogram(input, e, weight, density, bin_edges) : NULL;
+    if (h && bin_edges) ct_keep(*bin_edges);
+    return ctc__done(tok, h);
+}
+CTENSOR_API ct_tensor *ct_histogram_bins(const ct_tensor *input, const ct_tensor *bins, const ct_tensor *weight, int density,
+                                         ct_tensor **bin_edges) {
+    CTC__ARG("histogram", input);
+    CTC__ARG("histogram", bins);
+    if (ctc__hist_input("histogram", input)) return NULL;
+    if (ct_ndim(bins) != 1)
+        return ctc__fail(CT_ERR_SHAPE, "torch.histogramdd: bins tensor should have one dimension, but got %d dimensions in the bins tensor for dimension 0", ct_ndim(bins));
+    if (ct_get_dtype(bins) != ct_get_dtype(input))
+        return ctc__fail(CT_ERR_DTYPE, "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with dtype %s and bins for dimension 0 with dtype %s",
+                         ct__dt[ct_get_dtype(input)].cpp_name, ct__dt[ct_get_dtype(bins)].cpp_name);
+    if (ct_numel(bins) < 1) return ctc__fail(CT_ERR_ARG, "torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements for dimension 0");
+    return ctc__histogram(input, bins, weight, density, bin_edges);
 }
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
-   the conformance runner: tests/fixtures/composite, 300 cases): gradcheck and
+   the conformance runner: tests/fixtures/composite, 315 cases): gradcheck and
    gradgradcheck (float64 and complex128) of the differentiable functions, exact
    math for a few identities (kron's mixed product, meshgrid's grids, quantile's
    order statistics), that each function frees its intermediates before it returns
@@ -283,6 +283,29 @@ TEST(test_logcumsumexp) {
     CHECK_ERR(ct_logcumsumexp(ct_ones(CT_FLOAT16, 3), 0), CT_ERR_DTYPE, "\"logcumsumexp_out_cpu\" not implemented for 'Half'");
 }
 
+/* histogram: exact counts of integers in unit bins, the edges in the caller's
+   scope, the counts of histc on the same equal bins, weights summing to the
+   weighted count, density integrating to 1; bad input */
+TEST(test_histogram) {
+    ct_manual_seed(32);
+    ct_tensor *x = ct_to(ct_randint_n(0, 10, CT_INT64, 1, (const int64_t[]){5000}, NULL), CT_FLOAT64);
+    ct_tensor *edges = NULL, *h = ct_histogram(x, 10, (const double[]){0.0, 10.0}, NULL, 0, &edges);
+    CHECK(h && edges && ct_numel(edges) == 11);
+    CHECK(ct_equal(h, ct_to(ct_bincount(ct_to(x, CT_INT64), NULL, 10), CT_FLOAT64)) == 1);
+    ct_tensor *f = ct_randn(CT_FLOAT32, 3, 1000);
+    CHECK(ct_equal(ct_histogram(f, 13, (const double[]){-2.0, 2.0}, NULL, 0, NULL), ct_histc(f, 13, -2.0, 2.0)) == 1);
+    ct_tensor *w = ct_rand(CT_FLOAT64, 5000);
+    ct_tensor *hw = ct_histogram(x, 5, NULL, w, 0, NULL);
+    CHECK(hw && fabs(ct_item(ct_sum(hw)) - ct_item(ct_sum(w))) < 1e-9);
+    ct_tensor *e2 = NULL, *hd = ct_histogram_bins(x, ct_from_data_n((const double[]){0.0, 0.5, 4.0, 9.0}, CT_FLOAT64, 1, (const int64_t[]){4}), NULL, 1, &e2);
+    CHECK(hd && e2 && fabs(ct_item(ct_sum(ct_mul(hd, ct_diff(e2, 1, 0, NULL, NULL)))) - 1.0) < 1e-12);
+    CHECK_ERR(ct_histogram(NULL, 3, NULL, NULL, 0, NULL), CT_ERR_ARG, "histogram: NULL tensor");
+    CHECK_ERR(ct_histogram(x, -1, NULL, NULL, 0, NULL), CT_ERR_ARG, "bins must be > 0, but got -1");
+    CHECK_ERR(ct_histogram(ct_ones(CT_INT32, 3), 3, NULL, NULL, 0, NULL), CT_ERR_DTYPE, "\"histogramdd\" not implemented for 'Int'");
+    CHECK_ERR(ct_histogram_bins(x, ct_ones(CT_FLOAT64, 0), NULL, 0, NULL), CT_ERR_ARG, "bins tensor should have at least 1 element");
+    CHECK_ERR(ct_histogram(x, 3, NULL, ct_ones(CT_FLOAT64, 2), 0, NULL), CT_ERR_SHAPE, "input with shape [5000, 1] and weight with shape [2]");
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -292,6 +315,7 @@ int main(void) {
     CT_SCOPE { RUN(test_bad_input); }
     CT_SCOPE { RUN(test_searchsorted); }
     CT_SCOPE { RUN(test_logcumsumexp); }
+    CT_SCOPE { RUN(test_histogram); }
     CHECK_EQ_INT(ct_live_tensors(), live0);
     return ct_t_summary();
 }

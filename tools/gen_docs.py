@@ -933,6 +933,7 @@ OVERRIDES = {
     # ctensor_composite.h: q as a tensor (PyTorch's q takes a float or a tensor)
     "ct_tensor_split_indices": "torch.tensor_split | torch.tensor_split(input, indices, dim)",
     "ct_hsplit_indices": "torch.hsplit | torch.hsplit(input, indices)",
+    "ct_histogram_bins": "torch.histogram | torch.histogram(input, bins: Tensor, weight=, density=)",
     "ct_vsplit_indices": "torch.vsplit | torch.vsplit(input, indices)",
     "ct_dsplit_indices": "torch.dsplit | torch.dsplit(input, indices)",
     "ct_float_power_scalar": "torch.float_power | torch.float_power(input, exponent: float)",

@@ -136,6 +136,18 @@ static int h_histc(conf_case *c, ct_tensor **out) {
     ONE(ct_histc(IN(0), conf_int(c, "bins", 100), conf_double(c, "min", 0.0), conf_double(c, "max", 0.0)));
 }
 static int h_logcumsumexp(conf_case *c, ct_tensor **out) { ONE(ct_logcumsumexp(IN(0), DIM(0))); }
+static int h_histogram(conf_case *c, ct_tensor **out) {
+    int k = 1, by_count = conf_has(c, "bins");
+    ct_tensor *edges = by_count ? NULL : IN(k++);
+    ct_tensor *w = conf_bool(c, "weight", 0) ? IN(k++) : NULL;
+    double range[2] = {conf_double(c, "range_lo", 0), conf_double(c, "range_hi", 0)};
+    int has_range = conf_has(c, "range_lo");
+    int density = conf_bool(c, "density", 0);
+    out[1] = NULL;
+    out[0] = by_count ? ct_histogram(IN(0), conf_int(c, "bins", 1), has_range ? range : NULL, w, density, &out[1])
+                      : ct_histogram_bins(IN(0), edges, w, density, &out[1]);
+    return out[0] ? 2 : -1;
+}
 static int h_searchsorted(conf_case *c, ct_tensor **out) {
     ONE(ct_searchsorted(IN(0), IN(1), conf_bool(c, "out_int32", 0), conf_bool(c, "right", 0), conf_str(c, "side", NULL), c->nin > 2 ? IN(2) : NULL));
 }
@@ -209,5 +221,6 @@ const conf_op conf_ops_composite[] = {
     {"torch.unique_consecutive", h_unique_consecutive, NULL},
     {"torch.searchsorted", h_searchsorted, NULL},
     {"torch.logcumsumexp", h_logcumsumexp, NULL},
+    {"torch.histogram", h_histogram, NULL},
     {"torch.bucketize", h_bucketize, NULL},
     {0, 0, 0}};

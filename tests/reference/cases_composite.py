@@ -11,8 +11,10 @@ Input conventions the handlers in tests/conformance/ops_composite.c rely on:
   trapezoid / cumulative_trapezoid: in0 y, in1 x when given; else args.dx.
   cov: in0 x, then fweights / aweights when args.fweights / args.aweights say so.
   quantile / nanquantile: args.q (a number), or in1 (a 1-D q tensor).
-  Functions with several outputs (tensor_split, hsplit..., meshgrid, aminmax)
-      return them all."""
+  Functions with several outputs (tensor_split, hsplit..., meshgrid, aminmax,
+      histogram) return them all.
+  histogram: in0 the input, then the bin edges (when args.bins is absent), then
+      the weight when args.weight says so; args.range_lo / range_hi, args.density."""
 import torch
 
 FAM = "composite"
@@ -363,6 +365,35 @@ def searching_fns(w):
     c(FAM, "err_bucketize_2d", "torch.bucketize", torch.bucketize, [x, torch.ones(2, 2)], expect_error=True)
 
 
+def histogram_fns(w):
+    c = w.case
+    hg = torch.histogram
+    x = torch.tensor([1.0, 2.0, 1.0, 2.5, 4.0, 10.0], dtype=torch.float64)
+    c(FAM, "histogram_bins4", "torch.histogram", lambda x: hg(x, 4), [x], args={"bins": 4}, grad=False)
+    c(FAM, "histogram_edges", "torch.histogram", lambda x, b: hg(x, b), [x, torch.tensor([0.0, 1.0, 2.5, 4.0], dtype=torch.float64)],
+      grad=False)
+    c(FAM, "histogram_range_weight_density", "torch.histogram", lambda x, wt: hg(x, 3, range=(0.0, 3.0), weight=wt, density=True),
+      [x, torch.tensor([2.0, 1.0, 0.5, 3.0, 1.0, 1.0], dtype=torch.float64)], args={"bins": 3, "range_lo": 0.0, "range_hi": 3.0,
+                                                                              "weight": True, "density": True}, grad=False)
+    c(FAM, "histogram_one_value", "torch.histogram", lambda x: hg(x, 2), [torch.tensor([3.0, 3.0, 3.0])], args={"bins": 2}, grad=False)
+    c(FAM, "histogram_empty", "torch.histogram", lambda x: hg(x, 2), [torch.zeros(0)], args={"bins": 2}, grad=False)
+    c(FAM, "histogram_2d_f32", "torch.histogram", lambda x: hg(x, 7), [rn(20, 30, dtype=torch.float32)], args={"bins": 7}, grad=False)
+    c(FAM, "histogram_nonincreasing", "torch.histogram", lambda x, b: hg(x, b), [x, torch.tensor([1.0, 0.0], dtype=torch.float64)],
+      grad=False)
+    c(FAM, "histogram_edges_density_f32", "torch.histogram", lambda x, b: hg(x, b, density=True),
+      [rn(50, dtype=torch.float32), torch.tensor([-2.0, -0.5, 0.0, 0.25, 3.0])], args={"density": True}, grad=False)
+    c(FAM, "err_histogram_int", "torch.histogram", lambda x: hg(x, 2), [ri(0, 5, 4)], args={"bins": 2}, expect_error=True)
+    c(FAM, "err_histogram_bins0", "torch.histogram", lambda x: hg(x, 0), [x], args={"bins": 0}, expect_error=True)
+    c(FAM, "err_histogram_range", "torch.histogram", lambda x: hg(x, 2, range=(3.0, 1.0)), [x], args={"bins": 2, "range_lo": 3.0, "range_hi": 1.0},
+      expect_error=True)
+    c(FAM, "err_histogram_edges_2d", "torch.histogram", lambda x, b: hg(x, b), [x, torch.ones(1, 2, dtype=torch.float64)], expect_error=True)
+    c(FAM, "err_histogram_weight_shape", "torch.histogram", lambda x, wt: hg(x, 2, weight=wt), [x, torch.ones(3, dtype=torch.float64)],
+      args={"bins": 2, "weight": True}, expect_error=True)
+    c(FAM, "err_histogram_edges_dtype", "torch.histogram", lambda x, b: hg(x, b), [x, torch.tensor([0.0, 1.0])], expect_error=True)
+    c(FAM, "err_histogram_nan", "torch.histogram", lambda x: hg(x, 2), [torch.tensor([1.0, float("nan"), 2.0])], args={"bins": 2},
+      expect_error=True)
+
+
 def scan_fns(w):
     c = w.case
     lc = torch.logcumsumexp
@@ -395,3 +426,4 @@ def generate(w):
     counting_fns(w)
     searching_fns(w)
     scan_fns(w)
+    histogram_fns(w)
