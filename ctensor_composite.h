@@ -44,6 +44,7 @@
             take_along_dim logcumsumexp (an op with a kernel of its own)
         1d. statistics: cov corrcoef aminmax quantile nanquantile
         1e. counting: heaviside bincount histc histogram unique unique_consecutive
+            (flattened, or slices along a dim)
         1f. searching: searchsorted bucketize (one op with a kernel of its own)
      2. Implementation
 
@@ -231,6 +232,14 @@ CTENSOR_API ct_tensor *ct_histogram_bins(const ct_tensor *input, const ct_tensor
    the same for runs of equal consecutive elements, in order. */
 CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
 CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
+/* torch.unique(x, dim=dim) / torch.unique_consecutive(x, dim=dim): the distinct
+   slices of x along dim (sorted lexicographically; consecutive: runs of equal
+   neighbouring slices, in order), stacked along dim; *inverse (x's size along dim:
+   each slice's index among them) and *counts (int64) when not NULL. Slices are
+   equal when every element compares equal (a NaN never does; -0 equals 0). Any
+   real dtype and bool. */
+CTENSOR_API ct_tensor *ct_unique_dim(const ct_tensor *x, int dim, ct_tensor **inverse, ct_tensor **counts);
+CTENSOR_API ct_tensor *ct_unique_consecutive_dim(const ct_tensor *x, int dim, ct_tensor **inverse, ct_tensor **counts);
 
 /* ---- 1f. searching -------------------------------------------------------- */
 /* torch.searchsorted(sorted_sequence, values, out_int32, right, side, sorter): for
@@ -1210,6 +1219,57 @@ static ct_tensor *ctc__unique(const char *api, const ct_tensor *x, ct_tensor **i
 CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) { return ctc__unique("unique", x, inverse, counts, 0); }
 CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) {
     return ctc__unique("unique_consecutive", x, inverse, counts, 1);
+}
+/* unique slices: x as [N, M] rows (dim moved first), sorted lexicographically by
+   stable sorts of the columns from the last to the first (or left in order), then
+   the runs of equal rows */
+static ct_tensor *ctc__unique_dim(const char *api, const ct_tensor *x, int dim, ct_tensor **inverse, ct_tensor **counts, int consecutive) {
+    CTC__ARG(api, x);
+    ct_dtype dt = ct_get_dtype(x);
+    if (ct_dtype_is_complex(dt)) return ctc__fail(CT_ERR_DTYPE, "\"%s\" not implemented for '%s'", consecutive ? "unique_dim_consecutive" : "unique_dim", CT__DTNAME(dt));
+    int nd = ct_ndim(x);
+    if (nd == 0) return ctc__fail(CT_ERR_INDEX, "%s: Dimension specified as %d but tensor has no dimensions", api, dim);
+    if (dim < -nd || dim >= nd) return ctc__fail(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [%d, %d], but got %d)", api, -nd, nd - 1, dim);
+    int d = dim < 0 ? dim + nd : dim;
+    for (int k = 0; k < nd; k++)
+        if (k != d && ct_size(x, k) == 0) return ctc__fail(CT_ERR_ARG, "%s: There are 0 sized dimensions, and they aren't selected, so unique cannot be applied", api);
+    int tok = ct_scope_begin();
+    int64_t src = d, dst = 0, N = ct_size(x, d), M = N ? ct_numel(x) / N : 0, shp[2] = {N, M};
+    ct_tensor *moved = ct_movedim(x, 1, &src, &dst);
+    ct_tensor *y = moved ? ct_reshape_n(moved, 2, shp) : NULL;
+    if (y && dt == CT_BOOL) y = ct_to(y, CT_UINT8);   /* compared as 0 / 1 */
+    ct_tensor *perm = ct_arange(0, (double)N, 1, CT_INT64);
+    for (int64_t c = M - 1; !consecutive && c >= 0 && y && perm; c--)
+        perm = ct_index_select(perm, 0, ct_argsort(ct_index_select(ct_select(y, 1, c), 0, perm), 0, 0));
+    ct_tensor *srt = y && perm ? ct_index_select(y, 0, perm) : NULL, *keep = NULL;
+    if (srt && N > 0) {
+        ct_tensor *two[2] = {ct_ones(CT_BOOL, 1), ct_any_dim(ct_ne(ct_narrow(srt, 0, 1, N - 1), ct_narrow(srt, 0, 0, N - 1)), 1, 0)};
+        keep = two[1] ? ct_cat(2, two, 0) : NULL;
+    } else if (srt) {
+        keep = ct_zeros(CT_BOOL, 0);
+    }
+    ct_tensor *rows = keep ? ct_index_select(ct_index_select(moved ? ct_contiguous(moved) : NULL, 0, perm), 0, ct_reshape_n(ct_nonzero(keep), 1, (const int64_t[]){-1})) : NULL;
+    ct_tensor *out = NULL, *inv = NULL, *cnt = NULL;
+    if (rows) out = ct_movedim(rows, 1, &dst, &src);
+    if (out && (inverse || counts)) {
+        ct_tensor *gid = ct_sub_scalar(ct_cumsum_dtype(keep, 0, CT_INT64), 1.0);
+        if (gid && inverse) inv = ct_scatter(ct_zeros(CT_INT64, N), 0, perm, gid);
+        if (gid && counts) cnt = ct_bincount(gid, NULL, ct_size(rows, 0));
+        if (!gid || (inverse && !inv) || (counts && !cnt)) out = NULL;
+    }
+    if (!out) { ct_scope_end(tok); return NULL; }
+    out = ct_contiguous(out);
+    ct_keep(out);
+    if (inverse) { ct_keep(inv); *inverse = inv; }
+    if (counts) { ct_keep(cnt); *counts = cnt; }
+    ct_scope_end(tok);
+    return out;
+}
+CTENSOR_API ct_tensor *ct_unique_dim(const ct_tensor *x, int dim, ct_tensor **inverse, ct_tensor **counts) {
+    return ctc__unique_dim("unique", x, dim, inverse, counts, 0);
+}
+CTENSOR_API ct_tensor *ct_unique_consecutive_dim(const ct_tensor *x, int dim, ct_tensor **inverse, ct_tensor **counts) {
+    return ctc__unique_dim("unique_consecutive", x, dim, inverse, counts, 1);
 }
 
 /* ---- searching: the one op of this header with a kernel of its own ----

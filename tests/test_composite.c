@@ -1,5 +1,5 @@
 /* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
-   the conformance runner: tests/fixtures/composite, 315 cases): gradcheck and
+   the conformance runner: tests/fixtures/composite, 327 cases): gradcheck and
    gradgradcheck (float64 and complex128) of the differentiable functions, exact
    math for a few identities (kron's mixed product, meshgrid's grids, quantile's
    order statistics), that each function frees its intermediates before it returns
@@ -306,6 +306,27 @@ TEST(test_histogram) {
     CHECK_ERR(ct_histogram(x, 3, NULL, ct_ones(CT_FLOAT64, 2), 0, NULL), CT_ERR_SHAPE, "input with shape [5000, 1] and weight with shape [2]");
 }
 
+/* unique along a dim: the slices picked back by the inverse rebuild x, the counts
+   add up, the slices come out sorted and distinct; bad input */
+TEST(test_unique_dim) {
+    ct_manual_seed(33);
+    ct_tensor *x = ct_randint_n(0, 2, CT_INT64, 3, (const int64_t[]){3, 50, 2}, NULL);
+    for (int d = 0; d < 3; d++) {
+        ct_tensor *inv = NULL, *cnt = NULL, *u = ct_unique_dim(x, d, &inv, &cnt);
+        CHECK(u && inv && cnt);
+        if (!u || !inv || !cnt) continue;
+        CHECK(ct_equal(ct_index_select(u, d, inv), x) == 1);
+        CHECK_EQ_INT((int)ct_item_int(ct_sum(cnt)), (int)ct_size(x, d));
+        ct_tensor *again = ct_unique_dim(u, d, NULL, NULL);
+        CHECK(again && ct_equal(again, u) == 1);   /* already distinct and sorted */
+    }
+    ct_tensor *inv = NULL, *c = ct_unique_consecutive_dim(x, 1, &inv, NULL);
+    CHECK(c && ct_equal(ct_index_select(c, 1, inv), x) == 1);
+    CHECK_ERR(ct_unique_dim(NULL, 0, NULL, NULL), CT_ERR_ARG, "unique: NULL tensor");
+    CHECK_ERR(ct_unique_dim(ct_scalar_tensor(1.0, CT_FLOAT32), 0, NULL, NULL), CT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    CHECK_ERR(ct_unique_consecutive_dim(x, -4, NULL, NULL), CT_ERR_INDEX, "expected to be in range of [-3, 2], but got -4");
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -316,6 +337,7 @@ int main(void) {
     CT_SCOPE { RUN(test_searchsorted); }
     CT_SCOPE { RUN(test_logcumsumexp); }
     CT_SCOPE { RUN(test_histogram); }
+    CT_SCOPE { RUN(test_unique_dim); }
     CHECK_EQ_INT(ct_live_tensors(), live0);
     return ct_t_summary();
 }

@@ -155,7 +155,12 @@ static int h_bucketize(conf_case *c, ct_tensor **out) { ONE(ct_bucketize(IN(0), 
 static int unique_any(conf_case *c, ct_tensor **out, int consecutive) {
     int inv = conf_bool(c, "return_inverse", 0), cnt = conf_bool(c, "return_counts", 0), n = 1;
     ct_tensor *i = NULL, *k = NULL;
-    out[0] = consecutive ? ct_unique_consecutive(IN(0), inv ? &i : NULL, cnt ? &k : NULL) : ct_unique(IN(0), inv ? &i : NULL, cnt ? &k : NULL);
+    if (conf_has(c, "dim")) {
+        int d = DIM(0);
+        out[0] = consecutive ? ct_unique_consecutive_dim(IN(0), d, inv ? &i : NULL, cnt ? &k : NULL) : ct_unique_dim(IN(0), d, inv ? &i : NULL, cnt ? &k : NULL);
+    } else {
+        out[0] = consecutive ? ct_unique_consecutive(IN(0), inv ? &i : NULL, cnt ? &k : NULL) : ct_unique(IN(0), inv ? &i : NULL, cnt ? &k : NULL);
+    }
     if (!out[0]) return -1;
     if (inv) out[n++] = i;
     if (cnt) out[n++] = k;

@@ -313,6 +313,27 @@ def counting_fns(w):
     c(FAM, "unique_consecutive", "torch.unique_consecutive", lambda x: torch.unique_consecutive(x, return_inverse=True, return_counts=True), [v],
       args={"return_inverse": True, "return_counts": True})
     c(FAM, "unique_consecutive_2d", "torch.unique_consecutive", lambda x: torch.unique_consecutive(x), [torch.tensor([[1.0, 1.0], [1.0, 2.0]])], grad=False)
+    ud = torch.tensor([[1, 2, 3], [0, 5, 6], [1, 2, 3], [0, 5, 4]])
+    ic = {"return_inverse": True, "return_counts": True}
+    for d in (0, 1, -1):
+        c(FAM, "unique_dim%s" % str(d).replace("-", "m"), "torch.unique", lambda x, d=d: torch.unique(x, dim=d, return_inverse=True, return_counts=True),
+          [ud], args=dict(ic, dim=d))
+    c(FAM, "unique_dim_3d_f64", "torch.unique", lambda x: torch.unique(x, dim=1, return_inverse=True, return_counts=True),
+      [torch.tensor([[[1.0, 2.0], [1.0, 2.0], [0.5, 2.0]], [[3.0, 4.0], [3.0, 4.0], [3.0, 4.0]]], dtype=torch.float64)], args=dict(ic, dim=1),
+      grad=False)
+    c(FAM, "unique_dim_bool", "torch.unique", lambda x: torch.unique(x, dim=0, return_counts=True),
+      [torch.tensor([[True, False], [True, True], [True, False]])], args={"dim": 0, "return_counts": True})
+    c(FAM, "unique_dim_empty_selected", "torch.unique", lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True),
+      [torch.zeros(0, 3)], args=dict(ic, dim=0), grad=False)
+    c(FAM, "unique_dim_many_rows", "torch.unique", lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True),
+      [ri(0, 3, 40, 3)], args=dict(ic, dim=0))
+    c(FAM, "unique_consecutive_dim", "torch.unique_consecutive",
+      lambda x: torch.unique_consecutive(x, dim=0, return_inverse=True, return_counts=True),
+      [torch.tensor([[1, 2], [1, 2], [3, 4], [1, 2], [1, 2]])], args=dict(ic, dim=0))
+    c(FAM, "err_unique_dim_zero_size", "torch.unique", lambda x: torch.unique(x, dim=0), [torch.zeros(2, 0)], args={"dim": 0}, expect_error=True)
+    c(FAM, "err_unique_dim_range", "torch.unique", lambda x: torch.unique(x, dim=2), [ud], args={"dim": 2}, expect_error=True)
+    c(FAM, "err_unique_dim_0d", "torch.unique", lambda x: torch.unique(x, dim=0), [torch.tensor(3.0)], args={"dim": 0}, expect_error=True)
+    c(FAM, "err_unique_dim_complex", "torch.unique", lambda x: torch.unique(x, dim=0), [rc(2, 2)], args={"dim": 0}, expect_error=True)
 
 
 def searching_fns(w):
