@@ -4622,8 +4622,8 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         ct_set_grad_enabled(prev);
         if (bad) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE;
         ct_module_train(t->bn, 1);
-        if (m.lin) {                               /* LinearBn1d: no relu after it joins the pattern (FX's and eager's relu shares its */
-            ct__jnode *b = &g->n[i];               /* FakeQuantize): an alias keeps the linear's only reader */
+        if (m.lin) {   /* LinearBn1d: an alias stays the linear's only reader, so that a relu after it joins no pattern */
+            ct__jnode *b = &g->n[i];
             b->op = alias;
             b->nin = 1;
             b->nout = 1;
@@ -4783,7 +4783,7 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
         for (int i = 0, k = 0; i < nn0 && c < 0; i++)
             if (ct__jq_headop(g, i, lin) && k++ == take[t].ord) c = i;
         int kind = c < 0 ? 0 : ct__jq_head(g, o, c), wi = kind == CT__JQ_ADDMM ? 2 : 1, rd = -1;
-        if (c < 0 || kind != (lin ? kind == CT__JQ_MM ? CT__JQ_MM : CT__JQ_ADDMM : CT__JQ_CONV) || !g->qw[c].fq || g->qw[c].cb ||
+        if (c < 0 || (lin ? kind != CT__JQ_ADDMM && kind != CT__JQ_MM : kind != CT__JQ_CONV) || !g->qw[c].fq || g->qw[c].cb ||
             (lin && ct__jq_readers(g, g->n[c].in[wi], &rd) != 1)) {
             ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: %s %d before a batch norm is not a pattern with a constant weight of its own",
                          lin ? "linear" : "conv2d", take[t].ord);
@@ -4804,7 +4804,7 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
         if (lin) {   /* the trainable weight as [out, in] (a contiguous copy, eager's layout): scaled, fake-quantized, then transposed */
             ct__jval *wv = &g->v[cb->w];
             int prev = ct_set_grad_enabled(0);
-            ct_tensor *wc = ct_contiguous(ct_transpose(wv->t, 0, 1));
+            ct_tensor *wc = ct_contiguous(ct_clone(ct_transpose(wv->t, 0, 1)));
             if (wc) wc = ct_retain(ct_set_requires_grad(wc, 1));
             ct_set_grad_enabled(prev);
             if (!wc) { st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY; break; }
