@@ -4612,7 +4612,8 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         memset(&bo, 0, sizeof bo);
         bo.eps = t->eps;
         bo.momentum = momentum;                    /* an eval-mode trace does not record it: 0, the default 0.1 */
-        if (!(t->bn = (m.lin ? ct_nn_batch_norm1d_ex : ct_nn_batch_norm2d_ex)(C, &bo))) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+        t->bn = m.lin ? ct_nn_batch_norm1d_ex(C, &bo) : ct_nn_batch_norm2d_ex(C, &bo);   /* (C++ has overloads of both: no pointer choice) */
+        if (!t->bn) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
         (*ntake)++;
         int bad = 0, prev = ct_set_grad_enabled(0);
         for (int k = 0; k < 4 && !bad; k++) {
