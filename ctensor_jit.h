@@ -340,7 +340,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
    linear layer with a constant weight. */
 CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g, int per_channel, int reduce_range);
 /* The observers of a prepared graph (0 for other graphs, -1 for NULL; a QAT
-   ConvBn2d's weight FakeQuantize and batch norm are not counted). */
+   ConvBn2d's / LinearBn1d's weight FakeQuantize and batch norm are not counted). */
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
 /* Quantization-aware training in graph mode (prepare_qat_fx, then convert_fx):
        ct_qconfig qc = ct_qat_qconfig_default_x86();
@@ -368,7 +368,14 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
    the conv runs without bias, its output is divided by sf and the conv's bias
    added; then a real BatchNorm2d runs (ctensor_nn.h's module, on the value as a
    FakeQuantize is: no graph op updates running statistics outside autograd) and
-   the relu. The batch norm is found in a trace of the model in training mode
+   the relu. A linear followed by a BatchNorm1d trains the same way as FX's
+   LinearBn1d (its weight [out, in] times sf per output feature, fake-quantized
+   per output feature; the linear without bias, divided by sf, the bias added, a
+   real BatchNorm1d); PyTorch has no LinearBnReLU1d, so a relu after it is not part
+   of the pattern: it runs on the fake-quantized output and shares its FakeQuantize
+   (FX's and eager mode's relu), and convert runs quantized::linear then the relu
+   on the int8 tensor. A linear without bias (mm) runs as addmm(zeros, x, w'), as
+   ct_linear does. The batch norm is found in a trace of the model in training mode
    (native_batch_norm and its statistics updates: eps and momentum read from
    them) or in eval mode (ct::batch_norm_eval of the running statistics: eps
    read, momentum 0.1, PyTorch's default, which that trace does not record); its
@@ -379,22 +386,25 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
    statistics (model.eval()) and back. Gamma and beta are trainable parameters
    (gamma among the constants, then each beta, in ct_jit_quant_qat_parameters);
    ct_jit_quant_qat_buffers lists the running means and variances (mean, var for
-   each ConvBn2d in graph order). Other batch norms are folded with their running
-   statistics before training. Convert folds each ConvBn2d's batch norm into the
-   weight and bias with the running statistics as they are then
-   (fuse_conv_bn_weights), quantizes each weight with its FakeQuantize's
-   parameters and each activation with its FakeQuantize's, as ctensor_quant.h's
-   eager ct_quant_convert after ct_fuse_modules_qat and ct_quant_prepare_qat (the
-   same losses, running statistics and int8 results, bit for bit). A run needs the
+   each ConvBn2d / LinearBn1d in graph order). Other batch norms are folded with
+   their running statistics before training. Convert folds each ConvBn2d's /
+   LinearBn1d's batch norm into the weight and bias with the running statistics as
+   they are then (fuse_conv_bn_weights / fuse_linear_bn_weights), quantizes
+   each weight with its FakeQuantize's parameters and each activation with its
+   FakeQuantize's, as ctensor_quant.h's eager ct_quant_convert after
+   ct_fuse_modules_qat (ConvBn2d, ConvBnReLU2d, LinearBn1d) and
+   ct_quant_prepare_qat (the same losses, running statistics and int8 results,
+   bit for bit). A run needs the
    graph's first dimension fixed or dynamic as traced; the FakeQuantize and
    batch norm modules are not thread-safe (one thread). Errors: a batch norm
-   whose size is not the conv2d's output channels. */
+   whose size is not the conv2d's output channels or the linear's output
+   features. */
 CTENSOR_API ct_graph *ct_jit_quant_prepare_qat(const ct_graph *g, const ct_qconfig *qat_qconfig);
 CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **params, int max);
-/* The running means and variances of the ConvBn2d patterns (the count; at most
-   max written; -1 for a graph not prepared for QAT). */
+/* The running means and variances of the ConvBn2d and LinearBn1d patterns (the
+   count; at most max written; -1 for a graph not prepared for QAT). */
 CTENSOR_API int ct_jit_quant_qat_buffers(const ct_graph *g, ct_tensor **bufs, int max);
-/* Training (1, after prepare) or evaluation (0) mode of the ConvBn2d batch norms. */
+/* Training (1, after prepare) or evaluation (0) mode of the ConvBn2d / LinearBn1d batch norms. */
 CTENSOR_API ct_status ct_jit_quant_qat_train(ct_graph *g, int training);
 #endif
 
@@ -482,7 +492,7 @@ typedef struct ct__jnode {
     int *frees;                        /* values to free after this node (liveness), -1 terminated */
 } ct__jnode;
 
-typedef struct ct__jqw { void *fq; int in, tr, aux; void *cb; } ct__jqw;   /* QAT: a node's weight FakeQuantize; ConvBn2d (2.8) */
+typedef struct ct__jqw { void *fq; int in, tr, aux; void *cb; } ct__jqw;   /* QAT: a node's weight FakeQuantize; ConvBn2d / LinearBn1d (2.8) */
 struct ct_graph {
     ct__jval *v;
     int nv, cv;
@@ -4354,20 +4364,44 @@ static ct_tensor *ct__jq_leaf(const ct_graph *g, int v) {
    w * (gamma * rsqrt(var + eps)), ((b - mean) * rsqrt(var + eps)) * gamma + beta.
    The batch norm's scale and shift were traced as
    scale = rsqrt(var + eps) * gamma, shift = beta - mean * scale. */
-typedef struct ct__jqbnm { int conv, wv, bv; ct_tensor *gamma, *beta, *rm, *rv, *W, *B; double eps; } ct__jqbnm;
-/* node i: an eval-mode batch norm traced after a conv2d that only it reads (the
-   scale and shift made of the batch norm's parameters, as ct_batch_norm traces them) */
+typedef struct ct__jqbnm { int conv, wv, bv, lin; int64_t C; ct_tensor *gamma, *beta, *rm, *rv, *W, *B; double eps; } ct__jqbnm;
+/* the head a batch norm reads (value v, read by it alone): a conv2d, or a linear
+   traced as addmm(b, x, permute(W)) / mm(x, permute(W)) (W: [out, in]; a constant
+   weight already transposed, [in, out], is read through); fills m's head fields
+   (lin 1 for a linear; C its output channels / features) */
+static int ct__jq_bn_head(const ct_graph *g, int v, ct__jqbnm *m) {
+    int r, c = ct__jq_def(g, v, "aten::conv2d"), ad = ct__jq_def(g, v, "aten::addmm"), mm = ct__jq_def(g, v, "aten::mm");
+    int h = c >= 0 ? c : ad >= 0 ? ad : mm;
+    if (h < 0 || ct__jq_readers(g, v, &r) != 1 || g->n[h].inplace || g->n[h].nin < 2) return 0;
+    const ct__jnode *n = &g->n[h];
+    m->conv = h;
+    m->lin = c < 0;
+    m->wv = c >= 0 ? n->in[1] : n->in[ad >= 0 ? 2 : 1];
+    m->bv = c >= 0 ? (n->nin == 3 ? n->in[2] : -1) : ad >= 0 ? n->in[0] : -1;
+    if (ad >= 0 && (n->nin != 3 || n->a.s[0] != 1.0 || n->a.s[1] != 1.0)) return 0;
+    if (mm >= 0 && n->nin != 2) return 0;
+    if (m->wv < 0 || (m->bv >= 0 && g->v[m->bv].kind != CT__JV_PARAM && g->v[m->bv].kind != CT__JV_CONST)) return 0;
+    m->B = m->bv >= 0 ? g->v[m->bv].t : NULL;
+    if (!m->lin) {
+        if (g->v[m->wv].kind != CT__JV_PARAM && g->v[m->wv].kind != CT__JV_CONST) return 0;
+        m->W = g->v[m->wv].t;
+        m->C = m->W && m->W->ndim == 4 ? m->W->shape[0] : -1;
+        return m->W && m->W->ndim == 4 && m->W->dtype == CT_FLOAT32;
+    }
+    int pm = ct__jq_def(g, m->wv, "aten::permute");
+    ct_tensor *w = pm >= 0 && g->n[pm].a.nv == 2 && g->n[pm].a.v[0] == 1 && g->n[pm].a.v[1] == 0 ? ct__jq_leaf(g, g->n[pm].in[0]) : NULL;
+    ct_tensor *wt = pm < 0 ? ct__jq_leaf(g, m->wv) : NULL;
+    m->W = w ? w : wt;
+    m->C = w && w->ndim == 2 ? w->shape[0] : wt && wt->ndim == 2 ? wt->shape[1] : -1;
+    return m->W && m->W->ndim == 2 && (!m->B || m->B->dtype == CT_FLOAT32);
+}
+/* node i: an eval-mode batch norm traced after a conv2d or linear that only it reads
+   (the scale and shift made of the batch norm's parameters, as ct_batch_norm traces them) */
 static int ct__jq_match_bn(const ct_graph *g, int i, ct__jqbnm *m) {
     int bn = ct_op_find("ct::batch_norm_eval");
     const ct__jnode *b = &g->n[i];
     if (bn < 0 || b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) return 0;
-    int cv = b->in[0], r;
-    int c = ct__jq_def(g, cv, "aten::conv2d");
-    if (c < 0 || ct__jq_readers(g, cv, &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) return 0;
-    int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
-    if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
-        (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
-        return 0;
+    if (!ct__jq_bn_head(g, b->in[0], m)) return 0;
     int sm = ct__jq_def(g, b->in[1], "aten::mul.Tensor"), ta = ct__jq_def(g, b->in[2], "aten::add.Tensor");
     if (sm < 0 || ta < 0) return 0;
     int rq = ct__jq_def(g, g->n[sm].in[0], "aten::rsqrt");
@@ -4376,33 +4410,30 @@ static int ct__jq_match_bn(const ct_graph *g, int i, ct__jqbnm *m) {
     int mm = ng >= 0 ? ct__jq_def(g, g->n[ng].in[0], "aten::mul.Tensor") : -1;
     if (ad < 0 || mm < 0 || g->n[mm].in[1] != b->in[1] || g->n[ad].a.s[0] != 1.0 || g->n[ta].a.s[0] != 1.0) return 0;
     ct_tensor *epst = ct__jq_leaf(g, g->n[ad].in[1]);
-    m->conv = c;
-    m->wv = wv;
-    m->bv = bv;
     m->gamma = ct__jq_leaf(g, g->n[sm].in[1]);
     m->beta = ct__jq_leaf(g, g->n[ta].in[1]);
     m->rv = ct__jq_leaf(g, g->n[ad].in[0]);
     m->rm = ct__jq_leaf(g, g->n[mm].in[0]);
-    m->W = g->v[wv].t;
-    m->B = bv >= 0 ? g->v[bv].t : NULL;
     m->eps = epst && ct_numel(epst) == 1 ? ct_item(epst) : 0;
-    return m->gamma && m->beta && m->rv && m->rm && epst && ct_numel(epst) == 1 && m->W && m->W->ndim == 4 && m->W->dtype == CT_FLOAT32;
+    return m->gamma && m->beta && m->rv && m->rm && epst && ct_numel(epst) == 1;
 }
-/* PyTorch's fuse_conv_bn_weights (ctensor_quant.h's fold, its rounding) */
+/* PyTorch's fuse_conv_bn_weights (ctensor_quant.h's fold, its rounding); for a
+   linear weight W [out, in], fuse_linear_bn_weights: (b - mean) * (gamma * rsqrt(var + eps)) + beta */
 static int ct__jq_fold_bn_math(ct_tensor *W, ct_tensor *B, ct_tensor *gamma, ct_tensor *beta, ct_tensor *rm, ct_tensor *rv, double eps,
                                ct_tensor **nw, ct_tensor **nb) {
     const int64_t col[4] = {-1, 1, 1, 1};
-    ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, eps));
+    const int nd = W->ndim == 2 ? 2 : 4;
+    ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, eps)), *sc = ct_mul(gamma, rs);
     ct_tensor *bias = B ? ct_detach(B) : ct_zeros_like(rm);
-    *nw = ct_contiguous(ct_mul(ct_detach(W), ct_view_n(ct_mul(gamma, rs), 4, col)));
-    *nb = ct_contiguous(ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta));
+    *nw = ct_contiguous(ct_mul(ct_detach(W), ct_view_n(sc, nd, col)));
+    *nb = ct_contiguous(nd == 2 ? ct_add(ct_mul(ct_sub(bias, rm), sc), beta) : ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta));
     return *nw && *nb && ct_numel(*nb) == W->shape[0] ? 0 : -1;
 }
 static ct_status ct__jq_fold_bn_exact(ct_graph *g) {
     ct_status st = CT_OK;
     for (int i = 0; i < g->nn && !st; i++) {
         ct__jqbnm m;
-        if (!ct__jq_match_bn(g, i, &m)) continue;
+        if (!ct__jq_match_bn(g, i, &m) || m.lin) continue;   /* a linear's: ct_jit_fold_linear_bn */
         int c = m.conv, cv = g->n[i].in[0];
         int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0);
         ct_tensor *nw = NULL, *nb = NULL;
@@ -4486,12 +4517,14 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
     }
     return c;
 }
-/* QAT: a conv2d -> batch norm kept as ConvBn2d. Before prepare's folds, each is
-   taken out of the graph (the conv2d then reads as one the batch norm was folded
-   into: the same patterns and observers), its statistics and affine parameters
-   copied into a BatchNorm2d module; `ord` counts the conv2d nodes before it (the
-   passes drop nodes, never reorder them). */
-typedef struct ct__jqtake { int ord; ct_module *bn; double eps; } ct__jqtake;
+/* QAT: a conv2d -> batch norm kept as ConvBn2d, a linear -> batch norm as
+   LinearBn1d. Before prepare's folds, each is taken out of the graph (the conv2d
+   then reads as one the batch norm was folded into: the same patterns and
+   observers; a linear's batch norm leaves an alias, so that a relu after it does
+   not join the pattern), its statistics and affine parameters copied into a
+   BatchNorm2d / BatchNorm1d module; `ord` counts the conv2d (or addmm and mm)
+   nodes before it (the passes drop nodes, never reorder them). */
+typedef struct ct__jqtake { int ord, lin; ct_module *bn; double eps; } ct__jqtake;
 /* the shortest decimal that rounds to the traced float32 eps or momentum (1e-05,
    the module's double, not 9.99999974737875e-06) */
 static double ct__jq_eps(double e) {
@@ -4503,27 +4536,17 @@ static double ct__jq_eps(double e) {
     }
     return e;
 }
-/* node i: a training-mode batch norm as a trace records it after a conv2d that only
-   it reads: native_batch_norm(y, gamma, beta), num_batches_tracked += 1 before it,
+/* node i: a training-mode batch norm as a trace records it after a conv2d or linear
+   that only it reads: native_batch_norm(y, gamma, beta), num_batches_tracked += 1 before it,
    running = running * (1 - momentum) + (batch statistic, a traced constant) *
    momentum after it. Fills m (and the momentum), marks the nodes to drop. */
 static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double *momentum, int dead[6]) {
     const ct__jnode *b = &g->n[i];
     int nbn = ct_op_find("aten::native_batch_norm"), mul = ct_op_find("aten::mul.Tensor"), add = ct_op_find("aten::add.Tensor"), r;
     if (nbn < 0 || b->op != nbn || b->nin != 3 || b->nout != 4 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) return 0;
-    int c = ct__jq_def(g, b->in[0], "aten::conv2d");
-    if (c < 0 || ct__jq_readers(g, b->in[0], &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) return 0;
+    if (!ct__jq_bn_head(g, b->in[0], m)) return 0;
     for (int k = 1; k < 4; k++)
         if (ct__jq_readers(g, b->out[k], &r)) return 0;
-    int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
-    if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
-        (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
-        return 0;
-    m->conv = c;
-    m->wv = wv;
-    m->bv = bv;
-    m->W = g->v[wv].t;
-    m->B = bv >= 0 ? g->v[bv].t : NULL;
     m->gamma = ct__jq_leaf(g, b->in[1]);
     m->beta = ct__jq_leaf(g, b->in[2]);
     m->eps = b->a.s[0];
@@ -4535,7 +4558,7 @@ static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double 
         const ct__jnode *u = &g->n[j];
         if (u->op != mul || !u->inplace || u->nin != 2 || u->in[0] < 0 || u->in[1] < 0) continue;
         ct_tensor *st = ct__jq_leaf(g, u->in[0]);
-        if (!st || !m->W || ct_numel(st) != m->W->shape[0] || g->v[u->in[1]].kind != CT__JV_CONST) continue;
+        if (!st || ct_numel(st) != m->C || g->v[u->in[1]].kind != CT__JV_CONST) continue;
         int a = -1;
         if (ct__jq_readers(g, u->out[0], &a) != 1 || a < 0 || g->n[a].op != add || !g->n[a].inplace || g->n[a].in[0] != u->out[0]) return 0;
         int mm = ct__jq_def(g, g->n[a].in[1], "aten::mul.Tensor");
@@ -4552,36 +4575,49 @@ static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double 
         g->v[t->in[0]].kind == CT__JV_PARAM)
         dead[nd++] = i - 1;
     while (nd < 6) dead[nd++] = -1;
-    return m->gamma && m->beta && m->rm && m->rv && m->W && m->W->ndim == 4 && m->W->dtype == CT_FLOAT32 && *momentum > 0;
+    return m->gamma && m->beta && m->rm && m->rv && *momentum > 0;
+}
+/* node i is a head of its kind: a conv2d (lin 0) or a linear's addmm / mm (lin 1) */
+static int ct__jq_headop(const ct_graph *g, int i, int lin) {
+    int op = g->n[i].op;
+    return lin ? op == ct_op_find("aten::addmm") || op == ct_op_find("aten::mm") : op == ct_op_find("aten::conv2d");
 }
 static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
-    int conv = ct_op_find("aten::conv2d");
+    int alias = ct_op_find("aten::alias");
     for (int i = 0; i < g->nn; i++) {
         ct__jqbnm m;
         double momentum = 0;
         int dead[6] = {-1, -1, -1, -1, -1, -1}, train = 0;
         if (!ct__jq_match_bn(g, i, &m) && !(train = ct__jq_match_bn_train(g, i, &m, &momentum, dead))) continue;
-        int64_t C = m.W->shape[0];
+        int64_t C = m.C;
         const ct_tensor *st[4] = {m.gamma, m.beta, m.rm, m.rv};
         static const char *const nm[4] = {"weight", "bias", "running_mean", "running_var"};
         for (int k = 0; k < 4; k++)
             if (ct_numel(st[k]) != C) {
-                ct_set_error(CT_ERR_SHAPE, "jit_quant_prepare_qat: the batch norm after conv2d node %d has a %s of %lld elements, the conv2d makes %lld channels",
-                             m.conv, nm[k], (long long)ct_numel(st[k]), (long long)C);
+                ct_set_error(CT_ERR_SHAPE, "jit_quant_prepare_qat: the batch norm after %s node %d has a %s of %lld elements, the %s makes %lld %s",
+                             m.lin ? "linear" : "conv2d", m.conv, nm[k], (long long)ct_numel(st[k]), m.lin ? "linear" : "conv2d", (long long)C,
+                             m.lin ? "features" : "channels");
                 return CT_ERR_SHAPE;
             }
+        if (m.lin && (alias < 0 || (m.B && ct_numel(m.B) != C))) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: the linear node %d before a batch norm %s", m.conv,
+                         alias < 0 ? "needs aten::alias, not in this build" : "has a bias of another size");
+            return CT_ERR_UNSUPPORTED;
+        }
         ct__jqtake *t = (ct__jqtake *)CT_REALLOC(*take, (size_t)(*ntake + 1) * sizeof **take);
         if (!t) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); return CT_ERR_MEMORY; }
         *take = t;
         t = &t[*ntake];
         t->ord = 0;
-        for (int j = 0; j < m.conv; j++) t->ord += g->n[j].op == conv;
+        t->lin = m.lin;
+        for (int j = 0; j < m.conv; j++) t->ord += ct__jq_headop(g, j, m.lin);
         t->eps = train ? m.eps : ct__jq_eps(m.eps);
         ct_batch_norm_options bo;
         memset(&bo, 0, sizeof bo);
         bo.eps = t->eps;
         bo.momentum = momentum;                    /* an eval-mode trace does not record it: 0, the default 0.1 */
-        if (!(t->bn = ct_nn_batch_norm2d_ex(C, &bo))) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+        t->bn = m.lin ? ct_nn_batch_norm1d_ex(C, &bo) : ct_nn_batch_norm2d_ex(C, &bo);   /* (C++ has overloads of both: no pointer choice) */
+        if (!t->bn) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
         (*ntake)++;
         int bad = 0, prev = ct_set_grad_enabled(0);
         for (int k = 0; k < 4 && !bad; k++) {
@@ -4591,8 +4627,16 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         ct_set_grad_enabled(prev);
         if (bad) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE;
         ct_module_train(t->bn, 1);
-        ct__jit_replace(g, g->n[i].out[0], g->n[i].in[0], i);
-        g->n[i].op = -1;
+        if (m.lin) {   /* LinearBn1d: an alias stays the linear's only reader, so that a relu after it joins no pattern */
+            ct__jnode *b = &g->n[i];
+            b->op = alias;
+            b->nin = 1;
+            b->nout = 1;
+            ct__attrs_init(&b->a);
+        } else {
+            ct__jit_replace(g, g->n[i].out[0], g->n[i].in[0], i);
+            g->n[i].op = -1;
+        }
         for (int k = 1; k < 6; k++)                /* a training-mode trace's statistics updates */
             if (dead[k] >= 0) g->n[dead[k]].op = -1;
     }
@@ -4621,19 +4665,19 @@ static ct_graph *ct__jq_prepare(const ct_graph *g0, const ct_qconfig *qc, ct__jq
     ct__jq_find_ops(&o);
     ct_graph *g = ct_graph_clone(g0);
     if (!g) return NULL;
-    int convs = 0, conv = ct_op_find("aten::conv2d");
+    int convs = 0;
     ct_status st = take ? ct__jq_take_bn(g, take, ntake) : CT_OK;
-    for (int i = 0; take && i < g->nn; i++) convs += g->n[i].op == conv;
+    for (int i = 0; take && i < g->nn; i++) convs += ct__jq_headop(g, i, 0) + 2 * ct__jq_headop(g, i, 1);
     if (!st) st = ct__jq_fold_bn_exact(g);
     if (!st) st = ct_jit_freeze(g);
     if (!st) st = ct_jit_fold_conv_bn(g);
     if (!st) st = ct_jit_fold_linear_bn(g);
     if (!st) st = ct_jit_eliminate_common_subexpressions(g);
     if (!st) st = ct_jit_eliminate_dead_code(g);
-    for (int i = 0; take && *ntake && !st && i < g->nn; i++) convs -= g->n[i].op == conv;
+    for (int i = 0; take && *ntake && !st && i < g->nn; i++) convs -= ct__jq_headop(g, i, 0) + 2 * ct__jq_headop(g, i, 1);
     if (!st && take && *ntake && convs) {
-        ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: %d conv2d node%s merged by the passes (one convolution run twice?): its batch norm cannot be kept",
-                     convs, convs == 1 ? " was" : "s were");
+        ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: conv2d or linear nodes were merged or dropped by the passes (one layer run twice?): "
+                     "a batch norm after one cannot be kept");
         st = CT_ERR_UNSUPPORTED;
     }
     if (st) { ct_graph_free(g); return NULL; }
@@ -4688,7 +4732,9 @@ static ct_status ct__jq_trainable(ct_graph *g, int v) {
     g->v[v].t = c;
     return CT_OK;
 }
-/* QAT: a conv2d + batch norm trained as FX's ConvBn2d (qw[conv].cb). Its nodes,
+/* QAT: a conv2d + batch norm trained as FX's ConvBn2d (qw[conv].cb), a linear +
+   batch norm as LinearBn1d (the same nodes in 2-D: w [out, in], sf[:, None] and
+   sf[None, :], w' transposed for the addmm, no relu). Its nodes,
    after the patterns and observers of prepare (PyTorch's _forward_approximate):
        sf = gamma / sqrt(running_var + eps)                    (the module's tensors)
        w' = FakeQuantize(w * sf[:, None, None, None])          (a hook on w')
@@ -4702,6 +4748,7 @@ typedef struct ct__jqcb {
     ct_module *bn;                     /* held by qobs[bnv] */
     void *wfq;                         /* held by qobs[sw] */
     int w, b, sw, bnv, out, relu;      /* weight, bias (-1: none), scaled weight, batch norm input, pattern output, relu node */
+    int lin;                           /* LinearBn1d: w is the weight as [out, in] (no relu in the pattern) */
     double eps;
 } ct__jqcb;
 static int ct__jq_addn(ct_graph *g, const char *op, const ct_attrs *a, int nin, const int *ins, int ndim, const int64_t *shape) {
@@ -4737,11 +4784,14 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
     ct_status st = CT_OK;
     int tok = ct_scope_begin();
     for (int t = 0; t < ntake && !st; t++) {
-        int c = -1;
+        int c = -1, lin = take[t].lin;
         for (int i = 0, k = 0; i < nn0 && c < 0; i++)
-            if (g->n[i].op == o->conv && k++ == take[t].ord) c = i;
-        if (c < 0 || ct__jq_head(g, o, c) != CT__JQ_CONV || !g->qw[c].fq || g->qw[c].cb) {
-            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: conv2d %d before a batch norm is not a pattern with a constant weight", take[t].ord);
+            if (ct__jq_headop(g, i, lin) && k++ == take[t].ord) c = i;
+        int kind = c < 0 ? 0 : ct__jq_head(g, o, c), wi = kind == CT__JQ_ADDMM ? 2 : 1, rd = -1;
+        if (c < 0 || (lin ? kind != CT__JQ_ADDMM && kind != CT__JQ_MM : kind != CT__JQ_CONV) || !g->qw[c].fq || g->qw[c].cb ||
+            (lin && ct__jq_readers(g, g->n[c].in[wi], &rd) != 1)) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare_qat: %s %d before a batch norm is not a pattern with a constant weight of its own",
+                         lin ? "linear" : "conv2d", take[t].ord);
             st = CT_ERR_UNSUPPORTED;
             break;
         }
@@ -4749,42 +4799,63 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
         if (!cb) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
         memset(cb, 0, sizeof *cb);
         g->qw[c].cb = cb;
-        int out0 = g->n[c].out[0], r = ct__jq_relu_of(g, o, c);
-        cb->w = g->n[c].in[1];
-        cb->b = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
+        int out0 = g->n[c].out[0], r = lin ? -1 : ct__jq_relu_of(g, o, c);
+        cb->lin = lin;
+        cb->w = g->n[c].in[wi];
+        cb->b = kind == CT__JQ_ADDMM ? g->n[c].in[0] : kind == CT__JQ_CONV && g->n[c].nin == 3 ? g->n[c].in[2] : -1;
         cb->relu = r;
         cb->eps = take[t].eps;
         ct_module *bn = take[t].bn;
-        int64_t C = g->v[cb->w].t->shape[0], ws[4], ys[CT_MAX_DIMS], yd = g->v[out0].ndim;
+        if (lin) {   /* the trainable weight as [out, in] (a contiguous copy, eager's layout): scaled, fake-quantized, then transposed */
+            ct__jval *wv = &g->v[cb->w];
+            int prev = ct_set_grad_enabled(0);
+            ct_tensor *wc = ct_contiguous(ct_clone(ct_transpose(wv->t, 0, 1)));
+            if (wc) wc = ct_retain(ct_set_requires_grad(wc, 1));
+            ct_set_grad_enabled(prev);
+            if (!wc) { st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY; break; }
+            ct_release(wv->t);
+            wv->t = wc;
+            wv->shape[0] = wc->shape[0];
+            wv->shape[1] = wc->shape[1];
+        }
+        const int nd = lin ? 2 : 4;
+        int64_t C = g->v[cb->w].t->shape[0], ws[4], ys[CT_MAX_DIMS], yd = g->v[out0].ndim, wts[2];
         const int64_t cshape[4] = {C, 1, 1, 1}, rshape[4] = {1, C, 1, 1};
-        for (int d = 0; d < 4; d++) ws[d] = g->v[cb->w].t->shape[d];
+        for (int d = 0; d < nd; d++) ws[d] = g->v[cb->w].t->shape[d];
+        wts[0] = ws[1];
+        wts[1] = ws[0];
         memcpy(ys, g->v[out0].shape, sizeof(int64_t) * (size_t)(yd > 0 ? yd : 0));
-        ct_attrs none, alpha, vc, vr;
+        ct_attrs none, alpha, vc, vr, pm;
         ct__attrs_init(&none);
         alpha = none;
         alpha.s[0] = 1.0;
         vc = none;
         vr = none;
-        vc.nv = vr.nv = 4;
-        for (int d = 0; d < 4; d++) {
+        pm = none;
+        vc.nv = vr.nv = nd;
+        for (int d = 0; d < nd; d++) {
             vc.v[d] = d ? 1 : -1;
             vr.v[d] = d == 1 ? -1 : 1;
         }
+        pm.nv = 2;
+        pm.v[0] = 1;
+        pm.v[1] = 0;
         int rv = ct__jq_addc(g, ct_module_get(bn, "running_var")), gm = rv < 0 ? -1 : ct__jq_addc(g, ct_module_get(bn, "weight"));
         int ep = gm < 0 ? -1 : ct__jq_addc(g, ct_scalar_tensor(cb->eps, CT_FLOAT32)), zb = ep < 0 ? -1 : ct__jq_addc(g, ct_zeros_n(CT_FLOAT32, 1, &C));
         int pre = g->nn, in2[2], v = zb;
         if (v >= 0) { in2[0] = rv; in2[1] = ep; v = ct__jq_addn(g, "aten::add.Tensor", &alpha, 2, in2, 1, &C); }
         if (v >= 0) v = ct__jq_addn(g, "aten::sqrt", &none, 1, &v, 1, &C);
-        int sf = -1;
+        int sf = -1, wread = -1;
         if (v >= 0) { in2[0] = gm; in2[1] = v; v = sf = ct__jq_addn(g, "aten::div.Tensor", &none, 2, in2, 1, &C); }
-        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vc, 1, &sf, 4, cshape);
-        if (v >= 0) { in2[0] = cb->w; in2[1] = v; v = cb->sw = ct__jq_addn(g, "aten::mul.Tensor", &none, 2, in2, 4, ws); }
+        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vc, 1, &sf, nd, cshape);
+        if (v >= 0) { in2[0] = cb->w; in2[1] = v; v = wread = cb->sw = ct__jq_addn(g, "aten::mul.Tensor", &none, 2, in2, nd, ws); }
+        if (v >= 0 && lin) v = wread = ct__jq_addn(g, "aten::permute", &pm, 1, &cb->sw, 2, wts);
         int mid = g->nn;
-        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vr, 1, &sf, 4, rshape);
+        if (v >= 0) v = ct__jq_addn(g, "aten::view", &vr, 1, &sf, nd, rshape);
         if (v >= 0) { in2[0] = out0; in2[1] = v; v = ct__jq_addn(g, "aten::div.Tensor", &none, 2, in2, (int)yd, ys); }
         if (v >= 0 && cb->b >= 0) {
             int y = v;
-            v = ct__jq_addn(g, "aten::view", &vr, 1, &cb->b, 4, rshape);
+            v = ct__jq_addn(g, "aten::view", &vr, 1, &cb->b, nd, rshape);
             if (v >= 0) { in2[0] = y; in2[1] = v; v = ct__jq_addn(g, "aten::add.Tensor", &alpha, 2, in2, (int)yd, ys); }
         }
         cb->bnv = v;
@@ -4795,7 +4866,7 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
             break;
         }
         cb->out = r >= 0 ? g->n[r].out[0] : v;
-        /* the conv2d's readers (and the graph's outputs) read the batch norm's relu or alias */
+        /* the head's readers (and the graph's outputs) read the batch norm's relu or alias */
         int rep = r >= 0 ? cb->bnv : v;
         for (int i = c + 1; i < nn0; i++)
             for (int k = 0; k < g->n[i].nin; k++)
@@ -4803,12 +4874,27 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
         for (int k = 0; k < g->nout; k++)
             if (g->out[k] == out0) g->out[k] = rep;
         ct__jnode *cn = &g->n[c];
-        int *in3 = cn->nin == 3 ? cn->in : (int *)CT_REALLOC(cn->in, 3 * sizeof(int));
-        if (!in3) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
-        cn->in = in3;
-        cn->nin = 3;
-        cn->in[1] = cb->sw;
-        cn->in[2] = zb;
+        if (kind == CT__JQ_MM) {                   /* linear without bias: addmm(zeros, x, w'), as ct_linear runs it */
+            int *in3 = (int *)CT_MALLOC(3 * sizeof(int));
+            if (!in3) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
+            in3[1] = cn->in[0];
+            CT_FREE(cn->in);
+            cn->in = in3;
+            cn->nin = 3;
+            cn->op = o->addmm;
+            ct_attrs_defaults(o->addmm, &cn->a);
+        }
+        if (lin) {
+            cn->in[0] = zb;
+            cn->in[2] = wread;
+        } else {
+            int *in3 = cn->nin == 3 ? cn->in : (int *)CT_REALLOC(cn->in, 3 * sizeof(int));
+            if (!in3) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; break; }
+            cn->in = in3;
+            cn->nin = 3;
+            cn->in[1] = cb->sw;
+            cn->in[2] = zb;
+        }
         if (r < 0) {                               /* the output's FakeQuantize moves past the batch norm */
             g->qobs[v] = g->qobs[out0];
             g->qobs[out0] = NULL;
@@ -4823,7 +4909,7 @@ static ct_status ct__jq_convbn(ct_graph *g, const ct__jq_ops *o, ct__jqtake *tak
         pos[4 * t + 3] = g->nn;
     }
     ct_scope_end(tok);
-    /* the added nodes in place: a ConvBn2d's first ones before its conv2d, the rest after */
+    /* the added nodes in place: a ConvBn2d's first ones before its conv2d (a LinearBn1d's before its addmm), the rest after */
     ct__jnode *nn = st ? NULL : (ct__jnode *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jnode));
     ct__jqw *nq = st ? NULL : (ct__jqw *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jqw));
     if (!st && (!nn || !nq)) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare_qat: out of memory"); st = CT_ERR_MEMORY; }
@@ -4949,7 +5035,7 @@ CTENSOR_API int ct_jit_quant_qat_parameters(const ct_graph *g, ct_tensor **param
             if (c < max) params[c] = g->v[v].t;
             c++;
         }
-    for (int i = 0; i < g->nn; i++)               /* then each ConvBn2d's beta (gamma is a constant its nodes read) */
+    for (int i = 0; i < g->nn; i++)               /* then each ConvBn2d's / LinearBn1d's beta (gamma is a constant its nodes read) */
         if (g->qw[i].cb) {
             if (c < max) params[c] = ct_module_get(((ct__jqcb *)g->qw[i].cb)->bn, "bias");
             c++;
@@ -4975,7 +5061,7 @@ CTENSOR_API ct_status ct_jit_quant_qat_train(ct_graph *g, int training) {
         if (g->qw[i].cb) ct_module_train(((ct__jqcb *)g->qw[i].cb)->bn, training != 0);
     return CT_OK;
 }
-/* a ConvBn2d's own hooks (its weight's FakeQuantize, its batch norm): not observers */
+/* a ConvBn2d's / LinearBn1d's own hooks (its weight's FakeQuantize, its batch norm): not observers */
 static int ct__jq_cb_hook(const ct_graph *g, const void *m) {
     for (int i = 0; g->qw && i < g->nn; i++) {
         const ct__jqcb *cb = (const ct__jqcb *)g->qw[i].cb;
@@ -5116,7 +5202,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
     const ct_qconfig *qc = (const ct_qconfig *)p->qcfg;
     for (int v = 0; v < p->nv; v++) {
         ct_module *ob = (ct_module *)p->qobs[v];
-        if (ob && p->qw && !ct_is_fake_quantize(ob)) continue;              /* QAT: a ConvBn2d's batch norm */
+        if (ob && p->qw && !ct_is_fake_quantize(ob)) continue;              /* QAT: a ConvBn2d's / LinearBn1d's batch norm */
         if (ob && ct_is_fake_quantize(ob)) ob = ct__q_observer_of(ob);     /* QAT: its observer */
         if (!ob || ct__jq_calibrated(ob)) continue;
         char lab[64];
@@ -5141,9 +5227,9 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
     ct_graph *q = NULL;
     /* 1. weights quantized and packed, output parameters read (not traced) */
     for (int i = 0; i < p->nn && !bad; i++) {
-        const ct__jqcb *cb = p->qw ? (const ct__jqcb *)p->qw[i].cb : NULL;   /* QAT: a ConvBn2d */
+        const ct__jqcb *cb = p->qw ? (const ct__jqcb *)p->qw[i].cb : NULL;   /* QAT: a ConvBn2d / LinearBn1d */
         if (p->qw && p->qw[i].aux) skip[i] = 1;
-        int kind = cb ? CT__JQ_CONV : skip[i] ? 0 : ct__jq_head(p, &o, i);
+        int kind = cb ? cb->lin ? CT__JQ_ADDMM : CT__JQ_CONV : skip[i] ? 0 : ct__jq_head(p, &o, i);
         if (!kind) continue;
         const ct__jnode *n = &p->n[i];
         int r = cb ? cb->relu : ct__jq_relu_of(p, &o, i);
@@ -5158,7 +5244,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
         if (kind >= CT__JQ_ADD) continue;          /* no weight */
         ct_module *wfq = cb ? (ct_module *)cb->wfq : p->qw ? (ct_module *)p->qw[i].fq : NULL;   /* QAT: the trained weight's FakeQuantize */
         ct_tensor *fw = NULL, *fb = NULL;
-        if (cb) {   /* ConvBn2d: the batch norm folded with its running statistics (convert's fuse_conv_bn_weights) */
+        if (cb) {   /* ConvBn2d / LinearBn1d: the batch norm folded with its running statistics (convert's fuse_conv_bn_weights / fuse_linear_bn_weights) */
             ct_module *bn = cb->bn;
             if (ct__jq_fold_bn_math(p->v[cb->w].t, cb->b >= 0 ? p->v[cb->b].t : NULL, ct_module_get(bn, "weight"), ct_module_get(bn, "bias"),
                                     ct_module_get(bn, "running_mean"), ct_module_get(bn, "running_var"), cb->eps, &fw, &fb)) {
@@ -5181,10 +5267,9 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
             e->conv = qw ? ct_q_conv2d_prepack(qw, b, &co) : NULL;
             if (!e->conv) bad = 1;
         } else {
-            ct_tensor *wt = p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t;
-            ct_tensor *w = ct_contiguous(ct_transpose(ct_detach(wt), 0, 1));
+            ct_tensor *w = cb ? fw : ct_contiguous(ct_transpose(ct_detach(p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t), 0, 1));
             ct_tensor *qw = !w ? NULL : wfq ? ct__q_quantize_weight_fq(wfq, w) : ct__q_quantize_weight(qc, w);
-            e->lin = qw ? ct_q_linear_prepack(qw, kind == CT__JQ_ADDMM ? ct_detach(p->v[n->in[0]].t) : NULL) : NULL;
+            e->lin = qw ? ct_q_linear_prepack(qw, cb ? fb : kind == CT__JQ_ADDMM ? ct_detach(p->v[n->in[0]].t) : NULL) : NULL;
             if (!e->lin) bad = 1;
         }
     }

@@ -1355,6 +1355,185 @@ TEST(test_quant_graph_mode_qat_convbn) {
     ct_module_free(fm);
     ct_module_free(em);
 }
+/* graph-mode QAT of linear -> BatchNorm1d as FX's LinearBn1d (PyTorch 1.13 has no
+   LinearBnReLU1d: a relu after it runs on the fake-quantized output, sharing its
+   FakeQuantize, as in FX and eager mode); fc2 has no bias (an mm). Against eager
+   QAT (fuse_modules_qat's LinearBn1d, the same SGD steps): the same losses, running
+   statistics, eval-mode outputs and int8 results, bit for bit. Against PyTorch
+   1.13 (tests/reference/jit_quant_fixtures.py qatmlp): its eager QAT's losses within
+   1e-6 relative (2e-7 here); FX's first loss within 1e-6 relative, the next ones
+   within 2e-2 (0.4% and 1.2% here), the running statistics within 1e-2 (2e-3 here)
+   and the eval-mode and int8 outputs within 3 quanta (1 here), because FX's relu
+   shares the LinearBn1d's FakeQuantize by running it again on the relu's output:
+   its observer also sees that output (its moving minimum drifts towards 0) and the
+   values are fake-quantized twice; eager mode and this graph observe no relu. */
+static ct_module *jq_qat_lbn(int stubs, double momentum) {
+    ct_manual_seed(41);
+    ct_batch_norm_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.momentum = momentum;                    /* 0: the default 0.1 */
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    ct_module *m = ct_nn_sequential_dict({"quant", q}, {"fc1", ct_nn_linear(8, 16)}, {"bn1", ct_nn_batch_norm1d_ex(16, &bo)}, {"relu1", ct_nn_relu()},
+                                         {"fc2", ct_nn_linear_bias(16, 12, 0)}, {"bn2", ct_nn_batch_norm1d_ex(12, &bo)}, {"fc3", ct_nn_linear(12, 4)},
+                                         {"dequant", dq});
+    if (m && jq_load(m, "jit_quant", "jq_qlm_")) {   /* PyTorch's seeded weights and batch norm statistics */
+        ct_module_free(m);
+        m = NULL;
+    }
+    return m;
+}
+static void jq_qat_lbn_eager(ct_module *em, const ct_qconfig *qc) {
+    ct_module_train(em, 1);
+    CHECK_EQ_INT(ct_fuse_modules_qat(em, "fc1", "bn1"), CT_OK);
+    CHECK_EQ_INT(ct_fuse_modules_qat(em, "fc2", "bn2"), CT_OK);
+    CHECK(ct_quant_prepare_qat(em, qc, NULL) > 0);
+}
+TEST(test_quant_graph_mode_qat_linearbn) {
+    ct_qconfig qc = ct_qat_qconfig_default_x86();
+    ct_tensor *xs[3], *ts[3], *xt = jqfix("jit_quant", "jq_qlm_xt");
+    for (int s = 0; s < 3; s++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "jq_qlm_x%d", s);
+        xs[s] = jqfix("jit_quant", nm);
+        snprintf(nm, sizeof nm, "jq_qlm_t%d", s);
+        ts[s] = jqfix("jit_quant", nm);
+        if (!xs[s] || !ts[s]) return;
+    }
+    ct_tensor *fl = jqfix("jit_quant", "jq_qlm_losses"), *fle = jqfix("jit_quant", "jq_qlm_eager_losses"), *frun = jqfix("jit_quant", "jq_qlm_running");
+    ct_tensor *fy = jqfix("jit_quant", "jq_qlm_y"), *fyf = jqfix("jit_quant", "jq_qlm_yf"), *fqp = jqfix("jit_quant", "jq_qlm_qparams");
+    if (!xt || !fl || !fle || !frun || !fy || !fyf || !fqp) return;
+    ct_sgd_options so;
+    memset(&so, 0, sizeof so);
+    so.lr = 0.05;
+    so.momentum = 0.9;
+    /* eager */
+    ct_module *em = jq_qat_lbn(1, 0);
+    CHECK(em != NULL);
+    if (!em) return;
+    jq_qat_lbn_eager(em, &qc);
+    double el[3] = {NAN, NAN, NAN};
+    jq_eager_steps(em, &so, xs, ts, el);
+    ct_module_eval(em);
+    ct_tensor *yef = ct_forward(em, xt);
+    static const char *const en[4] = {"fc1.bn.running_mean", "fc1.bn.running_var", "fc2.bn.running_mean", "fc2.bn.running_var"};
+    ct_tensor *erun[4];
+    for (int k = 0; k < 4; k++) erun[k] = ct_clone(ct_module_get(em, en[k]));
+    CHECK(ct_quant_convert(em) > 0);
+    ct_tensor *ye = ct_forward(em, xt);
+    /* graph mode: traced in eval mode */
+    ct_module *fm = jq_qat_lbn(0, 0);
+    if (fm) ct_module_eval(fm);
+    ct_graph *g = fm ? ct_trace_module(fm, 1, &xs[0]) : NULL;
+    ct_tensor *fm_rm = fm ? ct_clone(ct_module_get(fm, "bn1.running_mean")) : NULL;
+    CHECK(g != NULL);
+    if (g) ct_graph_set_dynamic_batch(g, 1);
+    ct_graph *p = g ? ct_jit_quant_prepare_qat(g, &qc) : NULL;
+    CHECK(p != NULL);
+    CHECK_EQ_INT(ct_jit_quant_num_observers(p), 4);            /* input, fc1 + bn1 (relu1 shares it), fc2 + bn2, fc3 */
+    CHECK_EQ_INT(ct_graph_count_op(p, "ct::batch_norm_eval"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(p, "aten::div.Tensor"), 4);   /* sf per LinearBn1d, the output / sf */
+    CHECK_EQ_INT(ct_graph_count_op(p, "aten::mm"), 0);           /* fc2: addmm(zeros, x, w'), as ct_linear */
+    CHECK(p && ct_graph_verify(p) == CT_OK);
+    ct_tensor *w[12] = {NULL}, *bufs[4] = {NULL};
+    /* fc1 weight + bias, fc2 weight, fc3 weight + bias, two gammas, then two betas */
+    CHECK_EQ_INT(ct_jit_quant_qat_parameters(p, w, 12), 9);
+    CHECK_EQ_INT(ct_jit_quant_qat_buffers(p, bufs, 4), 4);
+    ct_optimizer *go = p ? ct_optim_sgd_params(9, w, &so) : NULL;
+    CHECK(go != NULL);
+    for (int s = 0; s < 3 && go; s++) CT_SCOPE {
+        ct_tensor *loss = ct_mse_loss(run1(p, xs[s]), ts[s], NULL);
+        ct_zero_grad(go);
+        CHECK(loss && ct_backward(loss) == CT_OK && ct_step(go) == CT_OK);
+        double l = loss ? ct_item(loss) : NAN;
+        CT_T_REPORT(l == el[s], "LinearBn1d QAT step %d: graph-mode loss %.9g, eager %.9g", s, l, el[s]);
+        double lfx = ((const double *)ct_data_ptr(fl))[s];
+        double lpe = ((const double *)ct_data_ptr(fle))[s];
+        CT_T_REPORT(fabs(l - lfx) <= (s ? 2e-2 : 1e-6) * lfx, "LinearBn1d QAT step %d: graph-mode loss %.9g, PyTorch FX %.9g", s, l, lfx);
+        CT_T_REPORT(fabs(l - lpe) <= 1e-6 * lpe, "LinearBn1d QAT step %d: graph-mode loss %.9g, PyTorch eager QAT %.9g", s, l, lpe);
+    }
+    ct_optim_free(go);
+    CHECK(fm && ct_grad(ct_module_get(fm, "fc1.weight")) == NULL);   /* the float model is not touched */
+    CHECK(fm && fm_rm && bit_equal(ct_module_get(fm, "bn1.running_mean"), fm_rm));
+    CHECK_EQ_INT(ct_jit_quant_qat_train(p, 0), CT_OK);
+    ct_tensor *ygf = p ? run1(p, xt) : NULL;
+    CT_T_REPORT(yef && ygf && bit_equal(ygf, yef), "LinearBn1d QAT eval mode: graph vs eager max diff %g", maxdiff(ygf, yef));
+    double quantum = ((const double *)ct_data_ptr(fqp))[0], dyf = maxdiff(ygf, fyf);
+    CT_T_REPORT(dyf <= 3 * quantum * 1.0001, "LinearBn1d QAT eval mode: graph vs PyTorch FX max diff %g (quantum %g)", dyf, quantum);
+    for (int k = 0; k < 4; k++) {
+        CT_T_REPORT(bufs[k] && erun[k] && bit_equal(bufs[k], erun[k]), "LinearBn1d running statistic %d: graph vs eager max diff %g", k,
+                    maxdiff(bufs[k], erun[k]));
+        int64_t off = k < 2 ? 16 * k : 32 + 12 * (k - 2), len = k < 2 ? 16 : 12;
+        double dfx = maxdiff(bufs[k], ct_narrow(frun, 0, off, len));
+        CT_T_REPORT(dfx <= 1e-2, "LinearBn1d running statistic %d: graph vs PyTorch FX max diff %g", k, dfx);
+    }
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear"), 3);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear_relu"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::native_batch_norm") + ct_graph_count_op(q, "aten::div.Tensor") + ct_graph_count_op(q, "aten::addmm"), 0);
+    CHECK(q && ct_graph_verify(q) == CT_OK);
+    ct_tensor *yg = q ? run1(q, xt) : NULL;
+    CT_T_REPORT(yg && ye && bit_equal(yg, ye), "LinearBn1d QAT int8: graph vs eager max diff %g", maxdiff(yg, ye));
+    double dy = maxdiff(yg, fy);
+    CT_T_REPORT(dy <= 3 * quantum * 1.0001, "LinearBn1d QAT int8: graph vs PyTorch FX max diff %g (quantum %g)", dy, quantum);
+    /* a graph traced in training mode (native_batch_norm and its statistics updates; momentum 0.3) */
+    ct_module *fm2 = jq_qat_lbn(0, 0.3), *em2 = jq_qat_lbn(1, 0.3);
+    ct_graph *g2 = fm2 ? ct_trace_module(ct_module_train(fm2, 1), 1, &xs[0]) : NULL;
+    CHECK(g2 != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "aten::native_batch_norm"), 2);
+    ct_graph *p2 = g2 ? ct_jit_quant_prepare_qat(g2, &qc) : NULL;
+    CHECK(p2 != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::native_batch_norm"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
+    CHECK(em2 && ct_forward(ct_module_train(em2, 1), xs[0]) != NULL);
+    if (em2) jq_qat_lbn_eager(em2, &qc);
+    for (int s = 1; s < 3; s++) {
+        ct_tensor *ya = p2 ? run1(p2, xs[s]) : NULL, *yb = em2 ? ct_forward(em2, xs[s]) : NULL;
+        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "LinearBn1d training-mode trace, run %d: graph vs eager max diff %g", s, maxdiff(ya, yb));
+    }
+    CHECK_EQ_INT(p2 ? ct_jit_quant_qat_buffers(p2, bufs, 4) : -1, 4);
+    for (int k = 0; k < 4 && p2 && em2; k++)
+        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em2, en[k])), "LinearBn1d training-mode trace: running statistic %d differs by %g", k,
+                    maxdiff(bufs[k], ct_module_get(em2, en[k])));
+    ct_graph_free(p2);
+    ct_graph_free(g2);
+    ct_module_free(fm2);
+    ct_module_free(em2);
+    /* bad input: a BatchNorm1d of 3 features after a linear of 4 (built by hand) */
+    ct_graph *b = ct_graph_new();
+    int64_t xshape[2] = {2, 8};
+    int x = ct_graph_add_input(b, "x", CT_FLOAT32, 2, xshape);
+    int lw = ct_graph_add_constant(b, "w", ct_randn(CT_FLOAT32, 4, 8)), lb = ct_graph_add_constant(b, "b", ct_zeros(CT_FLOAT32, 4));
+    int rv = ct_graph_add_constant(b, "rv", ct_ones(CT_FLOAT32, 3)), ep = ct_graph_add_constant(b, "eps", ct_scalar_tensor(1e-5, CT_FLOAT32));
+    int ga = ct_graph_add_constant(b, "gamma", ct_ones(CT_FLOAT32, 3)), rm = ct_graph_add_constant(b, "rm", ct_zeros(CT_FLOAT32, 3));
+    int be = ct_graph_add_constant(b, "beta", ct_zeros(CT_FLOAT32, 3));
+    int wt = -1, y = -1, a = -1, r = -1, sc = -1, mm = -1, ng = -1, sh = -1, o = -1;
+    ct_attrs al, pa;
+    memset(&al, 0, sizeof al);
+    al.s[0] = 1.0;
+    memset(&pa, 0, sizeof pa);
+    pa.nv = 2;
+    pa.v[0] = 1;
+    ct_attrs ab = al;
+    ab.s[1] = 1.0;                             /* addmm: beta 1, alpha 1 */
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::permute", 1, &lw, &pa, 1, &wt), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::addmm", 3, (int[]){lb, x, wt}, &ab, 1, &y), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){rv, ep}, &al, 1, &a), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::rsqrt", 1, &a, NULL, 1, &r), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){r, ga}, NULL, 1, &sc), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){rm, sc}, NULL, 1, &mm), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::neg", 1, &mm, NULL, 1, &ng), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){ng, be}, &al, 1, &sh), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "ct::batch_norm_eval", 3, (int[]){y, sc, sh}, NULL, 1, &o), 0);
+    CHECK_EQ_INT(ct_graph_set_outputs(b, 1, &o), CT_OK);
+    CHECK_ERR(ct_jit_quant_prepare_qat(b, &qc) != NULL, CT_ERR_SHAPE, "batch norm after linear node 1 has a weight of 3 elements, the linear makes 4 features");
+    ct_graph_free(b);
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
 TEST(test_quant_graph_mode_dynamic) {
     ct_tensor *x = jqfix("quant", "wf_dyn_x"), *yt = jqfix("quant", "wf_dyn_y");
     if (!x || !yt) return;
@@ -1886,6 +2065,7 @@ int main(void) {
     RUN(test_quant_graph_mode_dynamic);
     RUN(test_quant_graph_mode_qat);
     RUN(test_quant_graph_mode_qat_convbn);
+    RUN(test_quant_graph_mode_qat_linearbn);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);

@@ -18,11 +18,13 @@ batches:
        channels, then a 1x1 conv (these two: "x86" mapping, onednn engine, seeded
        random weights and batch norm statistics written as fixtures);
   qat: QAT (prepare_qat_fx, three SGD steps, convert_fx) of a conv-bn-relu,
-       conv-bn, flatten, linear net (ConvBnReLU2d, ConvBn2d).
+       conv-bn, flatten, linear net (ConvBnReLU2d, ConvBn2d);
+  qatmlp: the same of a linear-bn-relu, linear (no bias)-bn, linear MLP (LinearBn1d).
 `jit_quant_fixtures.py qat` remakes only the named ones.
 Writes tests/fixtures/jit_quant/jq_*.npy: weights (mlp), calibration batches and
 input (mlp), the FX-converted model's output and the output layer's scale and
 zero point."""
+import copy
 import os
 
 import numpy as np
@@ -248,6 +250,89 @@ def qat_cnn():
         f.write(str(q.graph))
 
 
+class QatMlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.bn1 = nn.BatchNorm1d(16)
+        self.relu1 = nn.ReLU()
+        self.fc2 = nn.Linear(16, 12, bias=False)
+        self.bn2 = nn.BatchNorm1d(12)
+        self.fc3 = nn.Linear(12, 4)
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def qat_mlp():
+    """QAT in FX graph mode of linear-bn-relu, linear (no bias)-bn, linear:
+    prepare_qat_fx (LinearBn1d twice; the relu shares the first one's FakeQuantize),
+    as qat_cnn: three SGD steps (lr 0.05, momentum 0.9, MSE), the running statistics,
+    convert_fx on the onednn engine and its output"""
+    from torch.ao.quantization import QConfigMapping, get_default_qat_qconfig
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx
+    torch.manual_seed(44)
+    net = QatMlp()
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm1d):
+                m.running_mean.copy_(torch.randn(m.num_features) * 0.3)
+                m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+                m.weight.copy_(torch.rand(m.num_features) + 0.5)
+                m.bias.copy_(torch.randn(m.num_features) * 0.2)
+    for k, v in net.state_dict().items():
+        if v.dtype == torch.float32:
+            save("qlm_" + k, v)
+    xs = [torch.randn(6, 8) * 2 for _ in range(3)]
+    ts = [torch.randn(6, 4) for _ in range(3)]
+    xt = torch.randn(5, 8)
+    for i in range(3):
+        save("qlm_x%d" % i, xs[i])
+        save("qlm_t%d" % i, ts[i])
+    save("qlm_xt", xt)
+    torch.backends.quantized.engine = "onednn"
+    net.train()
+    eager = copy.deepcopy(net)
+    qm = QConfigMapping().set_global(get_default_qat_qconfig("x86", version=0))
+    p = prepare_qat_fx(net, qm, example_inputs=(xs[0],))
+
+    def train(model):
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        losses = []
+        for i in range(3):
+            loss = nn.functional.mse_loss(model(xs[i]), ts[i])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return np.array(losses, dtype=np.float64)
+    save("qlm_losses", train(p))
+    # PyTorch's eager QAT of the same model (fuse_modules_qat's LinearBn1d; its relu
+    # runs on the fake-quantized output, observed by nothing): FX's relu shares the
+    # LinearBn1d's FakeQuantize, which then also observes (and fake-quantizes) the
+    # relu's output, so FX's losses drift from eager's after the first step
+    em = nn.Sequential(torch.ao.quantization.QuantStub(), eager, torch.ao.quantization.DeQuantStub())
+    torch.ao.quantization.fuse_modules_qat(em, [["1.fc1", "1.bn1"], ["1.fc2", "1.bn2"]], inplace=True)
+    em.qconfig = get_default_qat_qconfig("x86", version=0)
+    torch.ao.quantization.prepare_qat(em, inplace=True)
+    save("qlm_eager_losses", train(em))
+    stats = [getattr(p, c).bn for c in ("fc1", "fc2")]
+    save("qlm_running", torch.cat([torch.cat([b.running_mean, b.running_var]) for b in stats]))
+    p.eval()
+    with torch.no_grad():
+        save("qlm_yf", p(xt))
+    with open(os.path.join(OUT, "jq_qlm_prepared.txt"), "w") as f:
+        f.write(str(p.graph))
+    q = convert_fx(p)
+    with torch.no_grad():
+        save("qlm_y", q(xt))
+    save("qlm_qparams", np.array([out_scale(q), 0], dtype=np.float64))
+    with open(os.path.join(OUT, "jq_qlm_converted.txt"), "w") as f:
+        f.write(str(q.graph))
+
+
 if __name__ == "__main__":
     import sys
     os.makedirs(OUT, exist_ok=True)
@@ -262,3 +347,5 @@ if __name__ == "__main__":
         fx_model("cat", TwoBranch(), 3, 42)
     if not only or "qat" in only:
         qat_cnn()
+    if not only or "qatmlp" in only:
+        qat_mlp()
