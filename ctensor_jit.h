@@ -4538,15 +4538,18 @@ static double ct__jq_eps(double e) {
 }
 /* node i: a training-mode batch norm as a trace records it after a conv2d or linear
    that only it reads: native_batch_norm(y, gamma, beta), num_batches_tracked += 1 before it,
-   running = running * (1 - momentum) + (batch statistic, a traced constant) *
-   momentum after it. Fills m (and the momentum), marks the nodes to drop. */
-static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double *momentum, int dead[6]) {
+   running = running * (1 - momentum) + (batch statistic: the node's mean and variance
+   outputs, or a constant in a graph traced before they were recorded) * momentum after
+   it. Fills m (and the momentum), marks the nodes to drop (CT__JQ_DEAD of them). */
+#define CT__JQ_DEAD 8
+static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double *momentum, int dead[CT__JQ_DEAD]) {
     const ct__jnode *b = &g->n[i];
     int nbn = ct_op_find("aten::native_batch_norm"), mul = ct_op_find("aten::mul.Tensor"), add = ct_op_find("aten::add.Tensor"), r;
     if (nbn < 0 || b->op != nbn || b->nin != 3 || b->nout != 4 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) return 0;
     if (!ct__jq_bn_head(g, b->in[0], m)) return 0;
+    int nread[4] = {0, 0, 0, 0};   /* readers of the statistics outputs: the updates' products only */
     for (int k = 1; k < 4; k++)
-        if (ct__jq_readers(g, b->out[k], &r)) return 0;
+        if ((nread[k] = ct__jq_readers(g, b->out[k], &r)) > (k == 2 ? 0 : 1)) return 0;
     m->gamma = ct__jq_leaf(g, b->in[1]);
     m->beta = ct__jq_leaf(g, b->in[2]);
     m->eps = b->a.s[0];
@@ -4564,17 +4567,26 @@ static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double 
         int mm = ct__jq_def(g, g->n[a].in[1], "aten::mul.Tensor");
         ct_tensor *mo = mm >= 0 ? ct__jq_leaf(g, g->n[mm].in[1]) : NULL;
         if (!mo || ct_numel(mo) != 1) return 0;
+        int so = m->rm ? 3 : 1;   /* the statistic this update reads: the batch mean, then the variance */
+        if (g->n[mm].in[0] == b->out[so]) {
+            if (ct__jq_readers(g, g->n[mm].out[0], &r) != 1) return 0;
+            dead[nd++] = mm;
+            nread[so] = 0;
+        } else if (!ct__jq_leaf(g, g->n[mm].in[0])) {
+            return 0;
+        }
         if (!m->rm) *momentum = ct__jq_eps(ct_item(mo));
         if (!m->rm) m->rm = st;
         else m->rv = st;
         dead[nd++] = j;
         dead[nd++] = a;
     }
+    if (nread[1] || nread[3]) return 0;   /* a statistic read by something else */
     const ct__jnode *t = i > 0 ? &g->n[i - 1] : NULL;   /* num_batches_tracked += 1 */
     if (t && t->op == add && t->inplace && t->nin == 2 && t->in[0] >= 0 && g->v[t->in[0]].dtype == CT_INT64 && g->v[t->in[0]].ndim == 0 &&
         g->v[t->in[0]].kind == CT__JV_PARAM)
         dead[nd++] = i - 1;
-    while (nd < 6) dead[nd++] = -1;
+    while (nd < CT__JQ_DEAD) dead[nd++] = -1;
     return m->gamma && m->beta && m->rm && m->rv && *momentum > 0;
 }
 /* node i is a head of its kind: a conv2d (lin 0) or a linear's addmm / mm (lin 1) */
@@ -4587,7 +4599,7 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
     for (int i = 0; i < g->nn; i++) {
         ct__jqbnm m;
         double momentum = 0;
-        int dead[6] = {-1, -1, -1, -1, -1, -1}, train = 0;
+        int dead[CT__JQ_DEAD] = {-1, -1, -1, -1, -1, -1, -1, -1}, train = 0;
         if (!ct__jq_match_bn(g, i, &m) && !(train = ct__jq_match_bn_train(g, i, &m, &momentum, dead))) continue;
         int64_t C = m.C;
         const ct_tensor *st[4] = {m.gamma, m.beta, m.rm, m.rv};
@@ -4637,7 +4649,7 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
             ct__jit_replace(g, g->n[i].out[0], g->n[i].in[0], i);
             g->n[i].op = -1;
         }
-        for (int k = 1; k < 6; k++)                /* a training-mode trace's statistics updates */
+        for (int k = 1; k < CT__JQ_DEAD; k++)      /* a training-mode trace's statistics updates */
             if (dead[k] >= 0) g->n[dead[k]].op = -1;
     }
     return ct__jit_drop_nodes(g);

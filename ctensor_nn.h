@@ -7748,9 +7748,11 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
             y = out[0];
             if (running_mean || running_var) {
                 pg = ct_set_grad_enabled(0);
-                /* running = (1 - momentum) * running + momentum * batch statistic (unbiased variance) */
-                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(ct_detach(out[1]), momentum))) y = NULL;
-                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(ct_detach(out[3]), momentum))) y = NULL;
+                /* running = (1 - momentum) * running + momentum * batch statistic (unbiased
+                   variance); grad mode is off, so the statistics are read as they are (no
+                   detach): a trace records the update reading them, not their values now */
+                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(out[1], momentum))) y = NULL;
+                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(out[3], momentum))) y = NULL;
                 ct_set_grad_enabled(pg);
             }
         }

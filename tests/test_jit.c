@@ -308,6 +308,28 @@ TEST(test_transformer_encoder_layer) {
     ct_module_free(m);
 }
 
+TEST(test_trace_batch_norm_training) {
+    /* A batch norm traced in training mode: each run of the graph updates the running
+       statistics from its own batch, as the eager module does (the update reads the
+       batch statistics; it once read the trace-time values as constants) */
+    ct_manual_seed(41);
+    ct_module *te = ct_module_train(ct_nn_batch_norm2d(4), 1), *tg = ct_module_train(ct_nn_batch_norm2d(4), 1);
+    ct_tensor *a = ct_randn(CT_FLOAT32, 3, 4, 5, 5), *b = ct_add_scalar(ct_mul_scalar(ct_randn(CT_FLOAT32, 3, 4, 5, 5), 2.0), 1.0);
+    ct_graph *g = ct_trace_module(tg, 1, &a);   /* runs tg once on a */
+    CHECK(g != NULL);
+    CHECK(ct_forward(te, a) != NULL);
+    ct_tensor *yg = NULL;
+    CHECK_EQ_INT(ct_graph_run(g, 1, &b, &yg, 1), 1);
+    ct_tensor *ye = ct_forward(te, b);
+    CHECK(ct_allclose(yg, ye, 1e-6, 1e-6) == 1);
+    static const char *const names[2] = {"running_mean", "running_var"};
+    for (int k = 0; k < 2; k++)
+        CT_T_REPORT(ct_equal(ct_module_get(tg, names[k]), ct_module_get(te, names[k])) == 1, "the graph's run on a new batch: %s", names[k]);
+    ct_graph_free(g);
+    ct_module_free(te);
+    ct_module_free(tg);
+}
+
 TEST(test_elementwise_fusion) {
     ct_manual_seed(4);
     /* large enough for the parallel path and several blocks; an odd size for the tail */
@@ -2045,6 +2067,7 @@ int main(void) {
     RUN(test_conv_relu_epilogue);
     RUN(test_linear_bn_folding);
     RUN(test_transformer_encoder_layer);
+    RUN(test_trace_batch_norm_training);
     RUN(test_elementwise_fusion);
     RUN(test_fused_kernels);
     RUN(test_fused_segments);
