@@ -1236,6 +1236,34 @@ static void jq_qat_cnn_eager(ct_module *em, const ct_qconfig *qc) {
     CHECK_EQ_INT(ct_fuse_modules_qat(em, "conv2", "bn2"), CT_OK);
     CHECK(ct_quant_prepare_qat(em, qc, NULL) > 0);
 }
+/* a model traced in training mode (momentum 0.3), prepared for QAT: two more runs
+   and the running statistics equal eager QAT's (fm: the float model to trace, em:
+   the eager one, prep: its fuse + prepare; names: its four statistics) */
+static void jq_check_train_trace(const char *what, ct_module *fm, ct_module *em, void (*prep)(ct_module *, const ct_qconfig *),
+                                 const ct_qconfig *qc, ct_tensor *const *xs, const char *const *names) {
+    ct_tensor *x0 = xs[0], *bufs[4] = {NULL, NULL, NULL, NULL};
+    ct_graph *g = fm ? ct_trace_module(ct_module_train(fm, 1), 1, &x0) : NULL;
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::native_batch_norm"), 2);
+    ct_graph *p = g ? ct_jit_quant_prepare_qat(g, qc) : NULL;
+    CHECK(p != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(p, "aten::native_batch_norm"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(p, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
+    CHECK(em && ct_forward(ct_module_train(em, 1), xs[0]) != NULL);
+    if (em) prep(em, qc);
+    for (int s = 1; s < 3; s++) {
+        ct_tensor *ya = p ? run1(p, xs[s]) : NULL, *yb = em ? ct_forward(em, xs[s]) : NULL;
+        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "%s training-mode trace, run %d: graph vs eager max diff %g", what, s, maxdiff(ya, yb));
+    }
+    CHECK_EQ_INT(p ? ct_jit_quant_qat_buffers(p, bufs, 4) : -1, 4);
+    for (int k = 0; k < 4 && p && em; k++)
+        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em, names[k])), "%s training-mode trace: running statistic %d differs by %g", what, k,
+                    maxdiff(bufs[k], ct_module_get(em, names[k])));
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
 TEST(test_quant_graph_mode_qat_convbn) {
     ct_qconfig qc = ct_qat_qconfig_default_x86();
     ct_tensor *xs[3], *ts[3], *xt = jqfix("jit_quant", "jq_qat_xt");
@@ -1319,29 +1347,8 @@ TEST(test_quant_graph_mode_qat_convbn) {
     /* a graph traced in training mode (the batch norm as native_batch_norm and its
        statistics updates; momentum 0.3 read from them; the trace's own forward
        updated the statistics, as the eager model's first forward does) */
-    ct_module *fm2 = jq_qat_cnn_m(0, 0.3), *em2 = jq_qat_cnn_m(1, 0.3);
-    ct_graph *g2 = fm2 ? ct_trace_module(ct_module_train(fm2, 1), 1, &xs[0]) : NULL;
-    CHECK(g2 != NULL);
-    CHECK_EQ_INT(ct_graph_count_op(g2, "aten::native_batch_norm"), 2);
-    ct_graph *p2 = g2 ? ct_jit_quant_prepare_qat(g2, &qc) : NULL;
-    CHECK(p2 != NULL);
-    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::native_batch_norm"), 0);
-    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
-    CHECK(em2 && ct_forward(ct_module_train(em2, 1), xs[0]) != NULL);
-    if (em2) jq_qat_cnn_eager(em2, &qc);
-    for (int s = 1; s < 3; s++) {
-        ct_tensor *ya = p2 ? run1(p2, xs[s]) : NULL, *yb = em2 ? ct_forward(em2, xs[s]) : NULL;
-        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "training-mode trace, run %d: graph vs eager max diff %g", s, maxdiff(ya, yb));
-    }
-    CHECK_EQ_INT(p2 ? ct_jit_quant_qat_buffers(p2, bufs, 4) : -1, 4);
     static const char *const en2[4] = {"conv1.bn.running_mean", "conv1.bn.running_var", "conv2.bn.running_mean", "conv2.bn.running_var"};
-    for (int k = 0; k < 4 && p2 && em2; k++)
-        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em2, en2[k])), "training-mode trace: running statistic %d differs by %g", k,
-                    maxdiff(bufs[k], ct_module_get(em2, en2[k])));
-    ct_graph_free(p2);
-    ct_graph_free(g2);
-    ct_module_free(fm2);
-    ct_module_free(em2);
+    jq_check_train_trace("ConvBn2d", jq_qat_cnn_m(0, 0.3), jq_qat_cnn_m(1, 0.3), jq_qat_cnn_eager, &qc, xs, en2);
     /* bad input */
     CHECK_ERR(ct_jit_quant_qat_buffers(g, bufs, 4) >= 0, CT_ERR_STATE, "not prepared for QAT");
     CHECK_ERR(ct_jit_quant_qat_buffers(NULL, bufs, 4) >= 0, CT_ERR_NULL, "jit_quant_qat_buffers: graph is NULL");
@@ -1498,29 +1505,7 @@ TEST(test_quant_graph_mode_qat_linearbn) {
     CT_T_REPORT(yg && ye && bit_equal(yg, ye), "LinearBn1d QAT int8: graph vs eager max diff %g", maxdiff(yg, ye));
     double dy = maxdiff(yg, fy);
     CT_T_REPORT(dy <= 3 * quantum * 1.0001, "LinearBn1d QAT int8: graph vs PyTorch FX max diff %g (quantum %g)", dy, quantum);
-    /* a graph traced in training mode (native_batch_norm and its statistics updates; momentum 0.3) */
-    ct_module *fm2 = jq_qat_lbn(0, 0.3), *em2 = jq_qat_lbn(1, 0.3);
-    ct_graph *g2 = fm2 ? ct_trace_module(ct_module_train(fm2, 1), 1, &xs[0]) : NULL;
-    CHECK(g2 != NULL);
-    CHECK_EQ_INT(ct_graph_count_op(g2, "aten::native_batch_norm"), 2);
-    ct_graph *p2 = g2 ? ct_jit_quant_prepare_qat(g2, &qc) : NULL;
-    CHECK(p2 != NULL);
-    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::native_batch_norm"), 0);
-    CHECK_EQ_INT(ct_graph_count_op(p2, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
-    CHECK(em2 && ct_forward(ct_module_train(em2, 1), xs[0]) != NULL);
-    if (em2) jq_qat_lbn_eager(em2, &qc);
-    for (int s = 1; s < 3; s++) {
-        ct_tensor *ya = p2 ? run1(p2, xs[s]) : NULL, *yb = em2 ? ct_forward(em2, xs[s]) : NULL;
-        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "LinearBn1d training-mode trace, run %d: graph vs eager max diff %g", s, maxdiff(ya, yb));
-    }
-    CHECK_EQ_INT(p2 ? ct_jit_quant_qat_buffers(p2, bufs, 4) : -1, 4);
-    for (int k = 0; k < 4 && p2 && em2; k++)
-        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em2, en[k])), "LinearBn1d training-mode trace: running statistic %d differs by %g", k,
-                    maxdiff(bufs[k], ct_module_get(em2, en[k])));
-    ct_graph_free(p2);
-    ct_graph_free(g2);
-    ct_module_free(fm2);
-    ct_module_free(em2);
+    jq_check_train_trace("LinearBn1d", jq_qat_lbn(0, 0.3), jq_qat_lbn(1, 0.3), jq_qat_lbn_eager, &qc, xs, en);
     /* bad input: a BatchNorm1d of 3 features after a linear of 4 (built by hand) */
     ct_graph *b = ct_graph_new();
     int64_t xshape[2] = {2, 8};
