@@ -1248,7 +1248,8 @@ static ct_tensor *ctc__unique_dim(const char *api, const ct_tensor *x, int dim, 
     } else if (srt) {
         keep = ct_zeros(CT_BOOL, 0);
     }
-    ct_tensor *rows = keep ? ct_index_select(ct_index_select(moved ? ct_contiguous(moved) : NULL, 0, perm), 0, ct_reshape_n(ct_nonzero(keep), 1, (const int64_t[]){-1})) : NULL;
+    const int64_t flat = -1;
+    ct_tensor *rows = keep ? ct_index_select(ct_index_select(moved ? ct_contiguous(moved) : NULL, 0, perm), 0, ct_reshape_n(ct_nonzero(keep), 1, &flat)) : NULL;
     ct_tensor *out = NULL, *inv = NULL, *cnt = NULL;
     if (rows) out = ct_movedim(rows, 1, &dst, &src);
     if (out && (inverse || counts)) {
