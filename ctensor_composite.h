@@ -1514,47 +1514,39 @@ static double ctc__lae(double x, double acc) {
 }
 typedef struct ctc__lcse_job { const char *x; char *y; int64_t nk, ni, nib; int f64; } ctc__lcse_job;   /* nk steps of ni columns */
 #define CTC__LCSE_IB 256
-/* task t: outer index t / nib, inner columns [(t % nib) * IB, +IB): the K steps of
-   those columns, contiguous along the inner dims, accumulated in float64 */
-static void ctc__lcse_tasks(void *ctx, int64_t lo, int64_t hi) {
-    const ctc__lcse_job *j = (const ctc__lcse_job *)ctx;
+/* w lines (at most CTC__LCSE_IB) from element `at`, line q's step k at
+   at + q * ls + k * ks, scanned step by step across the lines (their dependency
+   chains overlap), accumulated in float64 */
+static void ctc__lcse_block(const ctc__lcse_job *j, int64_t at, int64_t w, int64_t ls, int64_t ks) {
     double acc[CTC__LCSE_IB];
-    for (int64_t t = lo; t < hi; t++) {
-        int64_t o = t / j->nib, i0 = (t % j->nib) * CTC__LCSE_IB, w = j->ni - i0 < CTC__LCSE_IB ? j->ni - i0 : CTC__LCSE_IB;
-        for (int64_t i = 0; i < w; i++) acc[i] = -INFINITY;
-        for (int64_t k = 0; k < j->nk; k++) {
-            int64_t at = (o * j->nk + k) * j->ni + i0;
-            if (j->f64) {
-                const double *x = (const double *)j->x + at;
-                double *y = (double *)j->y + at;
-                for (int64_t i = 0; i < w; i++) y[i] = acc[i] = ctc__lae(x[i], acc[i]);
-            } else {
-                const float *x = (const float *)j->x + at;
-                float *y = (float *)j->y + at;
-                for (int64_t i = 0; i < w; i++) y[i] = (float)(acc[i] = ctc__lae((double)x[i], acc[i]));
-            }
+    for (int64_t q = 0; q < w; q++) acc[q] = -INFINITY;
+    for (int64_t k = 0; k < j->nk; k++, at += ks) {
+        if (j->f64) {
+            const double *x = (const double *)j->x + at;
+            double *y = (double *)j->y + at;
+            for (int64_t q = 0; q < w; q++) y[q * ls] = acc[q] = ctc__lae(x[q * ls], acc[q]);
+        } else {
+            const float *x = (const float *)j->x + at;
+            float *y = (float *)j->y + at;
+            for (int64_t q = 0; q < w; q++) y[q * ls] = (float)(acc[q] = ctc__lae((double)x[q * ls], acc[q]));
         }
     }
 }
-/* a scan along the last dim (one column per line): CTC__LCSE_IB lines at a time,
-   step k of every line before step k + 1, so the lines' dependency chains overlap */
+/* task t: outer index t / nib, inner columns [(t % nib) * IB, +IB), contiguous */
+static void ctc__lcse_tasks(void *ctx, int64_t lo, int64_t hi) {
+    const ctc__lcse_job *j = (const ctc__lcse_job *)ctx;
+    for (int64_t t = lo; t < hi; t++) {
+        int64_t o = t / j->nib, i0 = (t % j->nib) * CTC__LCSE_IB, w = j->ni - i0 < CTC__LCSE_IB ? j->ni - i0 : CTC__LCSE_IB;
+        ctc__lcse_block(j, o * j->nk * j->ni + i0, w, 1, j->ni);
+    }
+}
+/* a scan along the last dim (one column per line): task t takes lines
+   [t * IB, +IB) of the nib lines */
 static void ctc__lcse_rows(void *ctx, int64_t lo, int64_t hi) {
     const ctc__lcse_job *j = (const ctc__lcse_job *)ctx;
-    double acc[CTC__LCSE_IB];
     for (int64_t t = lo; t < hi; t++) {
-        int64_t r0 = t * CTC__LCSE_IB, w = j->nib - r0 < CTC__LCSE_IB ? j->nib - r0 : CTC__LCSE_IB;   /* nib: the line count here */
-        for (int64_t i = 0; i < w; i++) acc[i] = -INFINITY;
-        for (int64_t k = 0; k < j->nk; k++) {
-            if (j->f64) {
-                const double *x = (const double *)j->x + r0 * j->nk + k;
-                double *y = (double *)j->y + r0 * j->nk + k;
-                for (int64_t i = 0; i < w; i++) y[i * j->nk] = acc[i] = ctc__lae(x[i * j->nk], acc[i]);
-            } else {
-                const float *x = (const float *)j->x + r0 * j->nk + k;
-                float *y = (float *)j->y + r0 * j->nk + k;
-                for (int64_t i = 0; i < w; i++) y[i * j->nk] = (float)(acc[i] = ctc__lae((double)x[i * j->nk], acc[i]));
-            }
-        }
+        int64_t r0 = t * CTC__LCSE_IB, w = j->nib - r0 < CTC__LCSE_IB ? j->nib - r0 : CTC__LCSE_IB;
+        ctc__lcse_block(j, r0 * j->nk, w, j->nk, 1);
     }
 }
 static int ctc__k_lcse(ct__call *c) {

@@ -1236,6 +1236,27 @@ static void jq_qat_cnn_eager(ct_module *em, const ct_qconfig *qc) {
     CHECK_EQ_INT(ct_fuse_modules_qat(em, "conv2", "bn2"), CT_OK);
     CHECK(ct_quant_prepare_qat(em, qc, NULL) > 0);
 }
+/* a hand-built graph: value y, then an eval-mode batch norm of 3 channels as
+   ct_batch_norm traces it; prepare_qat must refuse it with msg; frees b */
+static void jq_bad_bn(ct_graph *b, int y, const ct_qconfig *qc, const char *msg) {
+    int rv = ct_graph_add_constant(b, "rv", ct_ones(CT_FLOAT32, 3)), ep = ct_graph_add_constant(b, "eps", ct_scalar_tensor(1e-5, CT_FLOAT32));
+    int ga = ct_graph_add_constant(b, "gamma", ct_ones(CT_FLOAT32, 3)), rm = ct_graph_add_constant(b, "rm", ct_zeros(CT_FLOAT32, 3));
+    int be = ct_graph_add_constant(b, "beta", ct_zeros(CT_FLOAT32, 3));
+    int a = -1, r = -1, sc = -1, mm = -1, ng = -1, sh = -1, o = -1;
+    ct_attrs al;
+    memset(&al, 0, sizeof al);
+    al.s[0] = 1.0;
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){rv, ep}, &al, 1, &a), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::rsqrt", 1, &a, NULL, 1, &r), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){r, ga}, NULL, 1, &sc), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){rm, sc}, NULL, 1, &mm), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::neg", 1, &mm, NULL, 1, &ng), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){ng, be}, &al, 1, &sh), 0);
+    CHECK_EQ_INT(ct_graph_add_node(b, "ct::batch_norm_eval", 3, (int[]){y, sc, sh}, NULL, 1, &o), 0);
+    CHECK_EQ_INT(ct_graph_set_outputs(b, 1, &o), CT_OK);
+    CHECK_ERR(ct_jit_quant_prepare_qat(b, qc) != NULL, CT_ERR_SHAPE, msg);
+    ct_graph_free(b);
+}
 /* a model traced in training mode (momentum 0.3), prepared for QAT: two more runs
    and the running statistics equal eager QAT's (fm: the float model to trace, em:
    the eager one, prep: its fuse + prepare; names: its four statistics) */
@@ -1360,24 +1381,9 @@ TEST(test_quant_graph_mode_qat_convbn) {
     int64_t xshape[4] = {2, 1, 6, 6};
     int x = ct_graph_add_input(b, "x", CT_FLOAT32, 4, xshape);
     int cw = ct_graph_add_constant(b, "w", ct_randn(CT_FLOAT32, 4, 1, 3, 3)), cb = ct_graph_add_constant(b, "b", ct_zeros(CT_FLOAT32, 4));
-    int rv = ct_graph_add_constant(b, "rv", ct_ones(CT_FLOAT32, 3)), ep = ct_graph_add_constant(b, "eps", ct_scalar_tensor(1e-5, CT_FLOAT32));
-    int ga = ct_graph_add_constant(b, "gamma", ct_ones(CT_FLOAT32, 3)), rm = ct_graph_add_constant(b, "rm", ct_zeros(CT_FLOAT32, 3));
-    int be = ct_graph_add_constant(b, "beta", ct_zeros(CT_FLOAT32, 3));
-    int y = -1, a = -1, r = -1, sc = -1, mm = -1, ng = -1, sh = -1, o = -1;
-    ct_attrs al;
-    memset(&al, 0, sizeof al);
-    al.s[0] = 1.0;
+    int y = -1;
     CHECK_EQ_INT(ct_graph_add_node(b, "aten::conv2d", 3, (int[]){x, cw, cb}, NULL, 1, &y), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){rv, ep}, &al, 1, &a), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::rsqrt", 1, &a, NULL, 1, &r), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){r, ga}, NULL, 1, &sc), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){rm, sc}, NULL, 1, &mm), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::neg", 1, &mm, NULL, 1, &ng), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){ng, be}, &al, 1, &sh), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "ct::batch_norm_eval", 3, (int[]){y, sc, sh}, NULL, 1, &o), 0);
-    CHECK_EQ_INT(ct_graph_set_outputs(b, 1, &o), CT_OK);
-    CHECK_ERR(ct_jit_quant_prepare_qat(b, &qc) != NULL, CT_ERR_SHAPE, "has a weight of 3 elements, the conv2d makes 4 channels");
-    ct_graph_free(b);
+    jq_bad_bn(b, y, &qc, "has a weight of 3 elements, the conv2d makes 4 channels");
     ct_graph_free(q);
     ct_graph_free(p);
     ct_graph_free(g);
@@ -1511,30 +1517,17 @@ TEST(test_quant_graph_mode_qat_linearbn) {
     int64_t xshape[2] = {2, 8};
     int x = ct_graph_add_input(b, "x", CT_FLOAT32, 2, xshape);
     int lw = ct_graph_add_constant(b, "w", ct_randn(CT_FLOAT32, 4, 8)), lb = ct_graph_add_constant(b, "b", ct_zeros(CT_FLOAT32, 4));
-    int rv = ct_graph_add_constant(b, "rv", ct_ones(CT_FLOAT32, 3)), ep = ct_graph_add_constant(b, "eps", ct_scalar_tensor(1e-5, CT_FLOAT32));
-    int ga = ct_graph_add_constant(b, "gamma", ct_ones(CT_FLOAT32, 3)), rm = ct_graph_add_constant(b, "rm", ct_zeros(CT_FLOAT32, 3));
-    int be = ct_graph_add_constant(b, "beta", ct_zeros(CT_FLOAT32, 3));
-    int wt = -1, y = -1, a = -1, r = -1, sc = -1, mm = -1, ng = -1, sh = -1, o = -1;
-    ct_attrs al, pa;
-    memset(&al, 0, sizeof al);
-    al.s[0] = 1.0;
+    int wt = -1, y = -1;
+    ct_attrs pa, ab;
     memset(&pa, 0, sizeof pa);
     pa.nv = 2;
     pa.v[0] = 1;
-    ct_attrs ab = al;
+    memset(&ab, 0, sizeof ab);
+    ab.s[0] = 1.0;
     ab.s[1] = 1.0;                             /* addmm: beta 1, alpha 1 */
     CHECK_EQ_INT(ct_graph_add_node(b, "aten::permute", 1, &lw, &pa, 1, &wt), 0);
     CHECK_EQ_INT(ct_graph_add_node(b, "aten::addmm", 3, (int[]){lb, x, wt}, &ab, 1, &y), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){rv, ep}, &al, 1, &a), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::rsqrt", 1, &a, NULL, 1, &r), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){r, ga}, NULL, 1, &sc), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::mul.Tensor", 2, (int[]){rm, sc}, NULL, 1, &mm), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::neg", 1, &mm, NULL, 1, &ng), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "aten::add.Tensor", 2, (int[]){ng, be}, &al, 1, &sh), 0);
-    CHECK_EQ_INT(ct_graph_add_node(b, "ct::batch_norm_eval", 3, (int[]){y, sc, sh}, NULL, 1, &o), 0);
-    CHECK_EQ_INT(ct_graph_set_outputs(b, 1, &o), CT_OK);
-    CHECK_ERR(ct_jit_quant_prepare_qat(b, &qc) != NULL, CT_ERR_SHAPE, "batch norm after linear node 1 has a weight of 3 elements, the linear makes 4 features");
-    ct_graph_free(b);
+    jq_bad_bn(b, y, &qc, "batch norm after linear node 1 has a weight of 3 elements, the linear makes 4 features");
     ct_graph_free(q);
     ct_graph_free(p);
     ct_graph_free(g);
