@@ -7125,6 +7125,24 @@ CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
 CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
 CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v))
+/* sqrt and rsqrt (1 / sqrt, as the scalar kernel): the IEEE square root, rounded as
+   sqrtf, which compilers do not vectorize (it may set errno) */
+CT__INLINE ct__vf ct__v_sqrt(ct__vf x) {
+#if defined(__AVX512F__)
+    return (ct__vf)_mm512_sqrt_ps((__m512)x);
+#elif defined(__AVX__)
+    return (ct__vf)_mm256_sqrt_ps((__m256)x);
+#elif defined(__SSE2__)
+    return (ct__vf)_mm_sqrt_ps((__m128)x);
+#elif defined(__aarch64__) && defined(FP_FAST_FMAF)
+    return (ct__vf)vsqrtq_f32((float32x4_t)x);
+#else
+    for (int i = 0; i < CT__VL; i++) x[i] = sqrtf(x[i]);
+    return x;
+#endif
+}
+CT__UVLOOP(ct__uv_sqrt, ct__v_sqrt(v))
+CT__UVLOOP(ct__uv_rsqrt, CT__VSPLAT(1.0f) / ct__v_sqrt(v))
 /* contiguous float32 binary loop (the second operand dense or a broadcast scalar) */
 #define CT__BVLOOP(fname, VEXPR) \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
@@ -7276,6 +7294,8 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(ERFC)(case CT__OP_ERFC: return ct__uv_erfc;)
     CT__WHEN_SEL(SILU)(case CT__OP_SILU: return ct__uv_silu;)
     CT__WHEN_SEL(GELU)(case CT__OP_GELU: return ct__uv_gelu;)
+    CT__WHEN_SEL(SQRT)(case CT__OP_SQRT: return ct__uv_sqrt;)
+    CT__WHEN_SEL(RSQRT)(case CT__OP_RSQRT: return ct__uv_rsqrt;)
     default: break;
     }
 #endif

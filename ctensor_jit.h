@@ -1293,26 +1293,6 @@ static int ct__jit_is_fusable_kernel(int op) {
     if (d->kernel == ct__k_binary && d->nin == 2) return 2;
     return 0;
 }
-/* float32 sqrt for fused groups: C's sqrtf may set errno, so compilers do not
-   vectorize it unless -fno-math-errno; the vector instructions round the same
-   (not in a selective build without sqrt) */
-#if CT__SEL(SQRT)
-#define CT__JIT_HAVE_SQRT_F32 1
-static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
-    if (s[0] != 4 || s[1] != 4) { ct__u_SQRT_tab[CT_FLOAT32](p, s, n, a); return; }
-    float *o = (float *)p[0];
-    const float *x = (const float *)p[1];
-    int64_t k = 0;
-#if defined(__AVX__)
-    for (; k + 8 <= n; k += 8) _mm256_storeu_ps(o + k, _mm256_sqrt_ps(_mm256_loadu_ps(x + k)));
-#elif defined(__SSE2__) || defined(_M_X64)
-    for (; k + 4 <= n; k += 4) _mm_storeu_ps(o + k, _mm_sqrt_ps(_mm_loadu_ps(x + k)));
-#elif defined(__aarch64__) && defined(__ARM_NEON)
-    for (; k + 4 <= n; k += 4) vst1q_f32(o + k, vsqrtq_f32(vld1q_f32(x + k)));
-#endif
-    for (; k < n; k++) o[k] = sqrtf(x[k]);
-}
-#endif
 /* float32 exp, sigmoid, silu and tanh for fused groups on AVX-512: ctensor.h's
    formulas (the same polynomial, reduction and operation order as ct__v_exp and its
    users), with the range checks done by min/max clamps instead of compare-and-
@@ -1677,9 +1657,6 @@ static ct__jsegfn ct__jit_seg_of(ct__loop_fn fn, const ct__attrs *a) {
 #endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
-#ifdef CT__JIT_HAVE_SQRT_F32
-    if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
-#endif
 #ifdef CT__JIT_HAVE_EXP_F32
     if (kind && dt == CT_FLOAT32 && ct__jit_cheap_f32(op)) return ct__jit_cheap_f32(op);
     if (kind == 1 && dt == CT_FLOAT32) {

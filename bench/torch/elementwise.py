@@ -29,6 +29,7 @@ OPS = {
     "sigmoid": ("c = torch.sigmoid(x)", False),
     "silu": ("c = F.silu(x)", False),
     "log": ("c = torch.log(x)", False),   # of |a| (|a.t()|), made before timing
+    "sqrt": ("c = torch.sqrt(x)", False),   # of |a|, as log
 }
 
 
@@ -48,7 +49,7 @@ def main():
                     if li != 0 and op == "softmax":
                         continue
                     x = at if li == 1 else a
-                    if op == "log":
+                    if op in ("log", "sqrt"):
                         x = x.abs()
                     y = (b if li == 0 else bt) if binary else None
                     params = (sh, sh + ".t()", "%s + %s.t()" % (sh, sh))[li]
