@@ -7143,6 +7143,19 @@ CT__INLINE ct__vf ct__v_sqrt(ct__vf x) {
 }
 CT__UVLOOP(ct__uv_sqrt, ct__v_sqrt(v))
 CT__UVLOOP(ct__uv_rsqrt, CT__VSPLAT(1.0f) / ct__v_sqrt(v))
+/* floor, ceil, trunc: the rounding instruction (floorf and friends stay calls) */
+#if defined(__AVX512F__)
+#define CT__VRND(x, m) (ct__vf)_mm512_roundscale_ps((__m512)(x), (m) | _MM_FROUND_NO_EXC)
+#elif defined(__AVX__)
+#define CT__VRND(x, m) (ct__vf)_mm256_round_ps((__m256)(x), (m) | _MM_FROUND_NO_EXC)
+#elif defined(__SSE4_1__)
+#define CT__VRND(x, m) (ct__vf)_mm_round_ps((__m128)(x), (m) | _MM_FROUND_NO_EXC)
+#endif
+#ifdef CT__VRND
+CT__UVLOOP(ct__uv_floor, CT__VRND(v, _MM_FROUND_TO_NEG_INF))
+CT__UVLOOP(ct__uv_ceil, CT__VRND(v, _MM_FROUND_TO_POS_INF))
+CT__UVLOOP(ct__uv_trunc, CT__VRND(v, _MM_FROUND_TO_ZERO))
+#endif
 /* contiguous float32 binary loop (the second operand dense or a broadcast scalar) */
 #define CT__BVLOOP(fname, VEXPR) \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
@@ -7296,6 +7309,11 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(GELU)(case CT__OP_GELU: return ct__uv_gelu;)
     CT__WHEN_SEL(SQRT)(case CT__OP_SQRT: return ct__uv_sqrt;)
     CT__WHEN_SEL(RSQRT)(case CT__OP_RSQRT: return ct__uv_rsqrt;)
+#ifdef CT__VRND
+    CT__WHEN_SEL(FLOOR)(case CT__OP_FLOOR: return ct__uv_floor;)
+    CT__WHEN_SEL(CEIL)(case CT__OP_CEIL: return ct__uv_ceil;)
+    CT__WHEN_SEL(TRUNC)(case CT__OP_TRUNC: return ct__uv_trunc;)
+#endif
     default: break;
     }
 #endif

@@ -30,6 +30,7 @@ OPS = {
     "silu": ("c = F.silu(x)", False),
     "log": ("c = torch.log(x)", False),   # of |a| (|a.t()|), made before timing
     "sqrt": ("c = torch.sqrt(x)", False),   # of |a|, as log
+    "floor": ("c = torch.floor(x)", False),
 }
 
 
