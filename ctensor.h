@@ -1574,6 +1574,17 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #ifdef CTENSOR_IMPLEMENTATION
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #define CTENSOR_IMPLEMENTATION_DONE
+/* g++ with AVX-512 takes <immintrin.h>'s self-initialized _mm512_undefined_*()
+   for a use before set (not in C): off in the implementations */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#define CT__GXX_PUSH _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"") \
+    _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
+#define CT__GXX_POP _Pragma("GCC diagnostic pop")
+#else
+#define CT__GXX_PUSH
+#define CT__GXX_POP
+#endif
+CT__GXX_PUSH
 /* -ffast-math (and -ffinite-math-only, -Ofast) let the compiler assume no NaN or inf
    exists and reassociate sums: exp, the reductions and the NaN/inf checks then give
    wrong results silently (ct_exp summed over 16 values gave 59.625 for 60.823, and 84
@@ -20313,5 +20324,6 @@ CTENSOR_API void ct_print(const ct_tensor *t) { ct_fprint(stdout, t); }
 #ifdef __NVCC__
 #  pragma nv_diag_default 550
 #endif
+CT__GXX_POP
 #endif /* CTENSOR_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_IMPLEMENTATION */

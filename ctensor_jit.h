@@ -432,6 +432,7 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_jit.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+CT__GXX_PUSH
 #include <ctype.h>
 #include <stdarg.h>
 #if defined(__AVX__)
@@ -5394,5 +5395,6 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
 
 #endif /* !CTENSOR_JIT_LITE: export, the op list, ct_trace_module */
 
+CT__GXX_POP
 #endif /* CTENSOR_JIT_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_JIT_IMPLEMENTATION */

@@ -247,6 +247,7 @@ CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N);      /* 
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_linalg.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+CT__GXX_PUSH
 #ifdef CTENSOR_CUDA_IMPLEMENTATION_DONE
 #error "ctensor_linalg.h: include ctensor_linalg.h before ctensor_cuda.h (ctensor_cuda.h's implementation registers the cuSOLVER kernels of ctensor_linalg.h's ops when it comes after ctensor_linalg.h's)"
 #endif
@@ -4807,5 +4808,6 @@ CTENSOR_API ct_tensor *ct_linalg_tensorsolve(const ct_tensor *A, const ct_tensor
     return ct_reshape_n(ct_linalg_solve(ct_reshape(a, rp, rp), ct_reshape(B, -1)), k, rshape);
 }
 
+CT__GXX_POP
 #endif /* CTENSOR_LINALG_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_LINALG_IMPLEMENTATION */

@@ -1155,6 +1155,7 @@ CTENSOR_API ct_status ct_profiler_export_chrome_trace(const char *path);
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_nn.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+CT__GXX_PUSH
 #ifdef CTENSOR_CUDA_IMPLEMENTATION_DONE
 #error "ctensor_nn.h: include ctensor_nn.h before ctensor_cuda.h (ctensor_cuda.h's implementation registers the CUDA kernels of ctensor_nn.h's ops when it comes after ctensor_nn.h's)"
 #endif
@@ -14625,5 +14626,6 @@ CTENSOR_API ct_status ct_profiler_export_chrome_trace(const char *path) {
 #ifdef __NVCC__
 #  pragma nv_diag_default 550
 #endif
+CT__GXX_POP
 #endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_NN_IMPLEMENTATION */

@@ -785,6 +785,7 @@ CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn 
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_quant.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+CT__GXX_PUSH
 #include <errno.h>
 #ifndef CTENSOR_NN_IMPLEMENTATION_DONE
 #error "ctensor_quant.h: the implementation needs ctensor_nn.h's implementation in the same translation unit (include ctensor_nn.h before ctensor_quant.h)"
@@ -6981,5 +6982,6 @@ CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn 
     return st;
 }
 
+CT__GXX_POP
 #endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_QUANT_IMPLEMENTATION */

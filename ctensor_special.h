@@ -226,6 +226,7 @@ CTENSOR_API ct_tensor *ct_special_legendre_polynomial_p(const ct_tensor *x, cons
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_special.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+CT__GXX_PUSH
 
 /* ============================================================================
    2.1 Scalar math (double; float32 results are these rounded, except where
@@ -3346,5 +3347,6 @@ CTENSOR_API ct_tensor *ct_special_logsumexp(const ct_tensor *x, int ndims, const
 CTENSOR_API ct_tensor *ct_special_softmax(const ct_tensor *x, int dim) { return ct_softmax(x, dim); }
 CTENSOR_API ct_tensor *ct_special_log_softmax(const ct_tensor *x, int dim) { return ct_log_softmax(x, dim); }
 
+CT__GXX_POP
 #endif /* CTENSOR_SPECIAL_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_SPECIAL_IMPLEMENTATION */
