@@ -95,6 +95,32 @@ TEST(test_elementwise_values) {
     CHECK_VALUES(ct_floor_divide_scalar(ints, 2), fd, 2, 0);
 }
 
+/* float32 sqrt, rsqrt, floor, ceil and trunc run in vector loops (the square root and
+   rounding instructions) where libm's calls would stay scalar: the same bits as the C
+   functions, over the vector body and a tail, with NaN, signed zeros, infinities,
+   subnormals, halves and values past 2^23 */
+TEST(test_unary_vector_bits) {
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 0.5f, -0.5f, 1.5f, -2.5f,
+                               8388607.5f, -8388607.5f, 16777217.0f, 3e38f, -3e38f, 4.0f, 2.0f, -1.0f};
+    const int n = 203;
+    ct_tensor *x = ct_empty(CT_FLOAT32, n);
+    float *xp = (float *)ct_data_ptr(x);
+    for (int i = 0; i < n; i++) xp[i] = i < 19 ? sp[i] : (float)((i * 7919) % 2001 - 1000) / 37.0f;
+    xp[n - 1] = NAN;   /* in the tail */
+    xp[n - 2] = -0.0f;
+    for (int op = 0; op < 5; op++) {
+        ct_tensor *y = op == 0 ? ct_sqrt(x) : op == 1 ? ct_rsqrt(x) : op == 2 ? ct_floor(x) : op == 3 ? ct_ceil(x) : ct_trunc(x);
+        CHECK(y != NULL);
+        int bad = 0;
+        for (int i = 0; y && i < n; i++) {
+            float w = op == 0 ? sqrtf(xp[i]) : op == 1 ? 1.0f / sqrtf(xp[i]) : op == 2 ? floorf(xp[i]) : op == 3 ? ceilf(xp[i]) : truncf(xp[i]);
+            float h = ((const float *)ct_data_ptr(y))[i];
+            bad += isnan(w) ? !isnan(h) : memcmp(&w, &h, sizeof w) != 0;
+        }
+        CT_T_REPORT(bad == 0, "op %d: %d of %d elements differ from the C function", op, bad, n);
+    }
+}
+
 TEST(test_inplace_versions) {
     ct_tensor *x = ct_zeros(CT_FLOAT32, 3);
     uint32_t v0 = ct_version(x);
@@ -599,6 +625,7 @@ int main(void) {
     RUN(test_print_nan);
     RUN(test_views);
     RUN(test_elementwise_values);
+    RUN(test_unary_vector_bits);
     RUN(test_activation_accuracy);
     RUN(test_exp2_accuracy);
     RUN(test_log_xlogy_vector);
