@@ -1302,26 +1302,6 @@ static int ct__jit_is_fusable_kernel(int op) {
    this exp gives the subnormal result and the eager kernel 0. */
 #if defined(__AVX512F__) && defined(CT__HAVE_VEC)
 #define CT__JIT_HAVE_EXP_F32 1
-/* Bit selects in integer and logic instructions, which Zen 4 issues on any of its
-   four vector pipes, where a compare into a mask register, a masked arithmetic
-   operation and a ternary-logic instruction each take a slot of the FMA pipes,
-   the fused loops' bottleneck (measured there: 16 of them beside 32 FMAs cost 16
-   cycles more; and, or, andnot, shifts and integer subtraction cost none). */
-#define CT__JIT_I(x) _mm512_castps_si512(x)
-#define CT__JIT_F(x) _mm512_castsi512_ps(x)
-/* y | (x's sign bit) */
-static inline __m512 ct__jit_orsign(__m512 y, __m512 x) {
-    return CT__JIT_F(_mm512_or_si512(CT__JIT_I(y), _mm512_and_si512(CT__JIT_I(x), _mm512_set1_epi32((int)0x80000000u))));
-}
-/* m ? a : b lane by lane, m all ones or all zeros per lane */
-static inline __m512 ct__jit_sel(__m512i m, __m512 a, __m512 b) {
-    return CT__JIT_F(_mm512_or_si512(_mm512_and_si512(m, CT__JIT_I(a)), _mm512_andnot_si512(m, CT__JIT_I(b))));
-}
-/* all ones in the lanes of x that are not NaN */
-static inline __m512i ct__jit_notnan(__m512 x) {
-    __m512i ax = _mm512_and_si512(CT__JIT_I(x), _mm512_set1_epi32(0x7fffffff));
-    return _mm512_srai_epi32(_mm512_sub_epi32(ax, _mm512_set1_epi32(0x7f800001)), 31);
-}
 /* The costly ops below work on n vectors at once (n = 1 in their own loops and a
    segment's tail, CT__JIT_SEGU in a segment's steps), statement by statement across
    the n: the same operations in the same order per lane either way (so the same
@@ -1370,7 +1350,8 @@ static inline void ct__jit_tanhn(__m512 *v, int n) {
     CT__JIT_N(z[i] = _mm512_scalef_ps(_mm512_set1_ps(1.0f), m[i]));             /* 2^m */
     CT__JIT_N(e[i] = _mm512_fmadd_ps(z[i], p[i], _mm512_sub_ps(z[i], _mm512_set1_ps(1.0f))));
     CT__JIT_N(e[i] = _mm512_div_ps(e[i], _mm512_add_ps(e[i], _mm512_set1_ps(2.0f))));
-    CT__JIT_N(v[i] = ct__jit_orsign(e[i], v[i]));
+    /* e | (v & sign) in one ternary-logic instruction */
+    CT__JIT_N(v[i] = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(e[i]), _mm512_castps_si512(v[i]), _mm512_set1_epi32((int)0x80000000u), 0xf8)));
 }
 static inline __m512 ct__jit_exp16(__m512 x) { ct__jit_expn(&x, 1); return x; }
 static inline __m512 ct__jit_sigmoid16(__m512 x) { ct__jit_sigsilun(&x, 1, 0); return x; }
@@ -1404,9 +1385,8 @@ CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
    same order, so the same bits), lanes below -5.5 and NaN through its erfc tail.
    n = rint(q) (ties to even, as ct__v_gelu's 1.5 * 2^23 shifter) in one round-scale
    instruction and 2^n applied by scalef instead of through n's bits: the same n, f
-   and product (h is a normal float, so p 2^n is exact either way). Then x h where
-   x's sign bit is set, else x (1 - h): ct__v_gelu takes h for x < 0; at -0, h is
-   1/2 = 1 - h, and NaN lanes take the tail. */
+   and product (h is a normal float, so p 2^n is exact either way). Then x h for
+   x < 0, else x (1 - h): the subtraction masked to the other lanes (NaN's too). */
 #if CT__SEL(GELU)
 static inline void ct__jit_gelun(__m512 *v, int n) {
     __m512 u[CT__JIT_SEGU], q[CT__JIT_SEGU], nq[CT__JIT_SEGU], p[CT__JIT_SEGU];
@@ -1420,8 +1400,8 @@ static inline void ct__jit_gelun(__m512 *v, int n) {
     CT__EXP2_P_REST(CT__JIT_ESTEP)
 #undef CT__JIT_ESTEP
     CT__JIT_N(p[i] = _mm512_scalef_ps(p[i], nq[i]));
-    CT__JIT_N(__m512 h = ct__jit_sel(_mm512_srai_epi32(CT__JIT_I(v[i]), 31), p[i], _mm512_sub_ps(_mm512_set1_ps(1.0f), p[i]));
-              __m512 y = _mm512_mul_ps(v[i], h);
+    CT__JIT_N(__mmask16 nneg = _mm512_cmp_ps_mask(v[i], _mm512_setzero_ps(), _CMP_NLT_UQ);
+              __m512 y = _mm512_mul_ps(v[i], _mm512_mask_sub_ps(p[i], nneg, _mm512_set1_ps(1.0f), p[i]));
               __mmask16 fast = _mm512_cmp_ps_mask(v[i], _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
               if (fast != 0xffff) y = _mm512_mask_mov_ps((__m512)ct__v_gelu_tail((ct__vf)v[i]), fast, y);
               v[i] = y);
@@ -1474,7 +1454,7 @@ static void ct__jit_gelu_f32(char **p, const int64_t *s, int64_t n, const ct__at
     }
 /* max_ps(x, y) is x > y ? x : y (y when either is NaN, and on ties such as -0 vs +0),
    so only a NaN x needs a select */
-#define CT__JIT_MAXMIN(x, y, F) ct__jit_sel(ct__jit_notnan(x), F(x, y), x)
+#define CT__JIT_MAXMIN(x, y, F) _mm512_mask_mov_ps(F(x, y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
 #if CT__SEL(ADD)
 CT__JIT_BLOOP(ct__jit_add_f32, CT__OP_ADD, 1, _mm512_add_ps(x, y))
 #endif
