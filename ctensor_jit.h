@@ -378,7 +378,7 @@ CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
    ct_linear does. The batch norm is found in a trace of the model in training mode
    (native_batch_norm and its statistics updates: eps and momentum read from
    them) or in eval mode (ct::batch_norm_eval of the running statistics: eps
-   read, momentum 0.1, PyTorch's default, which that trace does not record); its
+   read, and the momentum it carries; 0 there is momentum=None); its
    affine parameters and running statistics are copied (the model is not
    touched). The batch norm is in training mode after prepare, as prepare_qat_fx's
    model: batch statistics, running statistics updated by every run (with or
@@ -4361,7 +4361,7 @@ static ct_tensor *ct__jq_leaf(const ct_graph *g, int v) {
    w * (gamma * rsqrt(var + eps)), ((b - mean) * rsqrt(var + eps)) * gamma + beta.
    The batch norm's scale and shift were traced as
    scale = rsqrt(var + eps) * gamma, shift = beta - mean * scale. */
-typedef struct ct__jqbnm { int conv, wv, bv, lin; int64_t C; ct_tensor *gamma, *beta, *rm, *rv, *W, *B; double eps; } ct__jqbnm;
+typedef struct ct__jqbnm { int conv, wv, bv, lin; int64_t C; ct_tensor *gamma, *beta, *rm, *rv, *W, *B; double eps, momentum; } ct__jqbnm;
 /* the head a batch norm reads (value v, read by it alone): a conv2d, or a linear
    traced as addmm(b, x, permute(W)) / mm(x, permute(W)) (W: [out, in]; a constant
    weight already transposed, [in, out], is read through); fills m's head fields
@@ -4412,6 +4412,7 @@ static int ct__jq_match_bn(const ct_graph *g, int i, ct__jqbnm *m) {
     m->rv = ct__jq_leaf(g, g->n[ad].in[0]);
     m->rm = ct__jq_leaf(g, g->n[mm].in[0]);
     m->eps = epst && ct_numel(epst) == 1 ? ct_item(epst) : 0;
+    m->momentum = b->a.s[0];
     return m->gamma && m->beta && m->rv && m->rm && epst && ct_numel(epst) == 1;
 }
 /* PyTorch's fuse_conv_bn_weights (ctensor_quant.h's fold, its rounding); for a
@@ -4584,6 +4585,7 @@ static int ct__jq_match_bn_train(const ct_graph *g, int i, ct__jqbnm *m, double 
         g->v[t->in[0]].kind == CT__JV_PARAM)
         dead[nd++] = i - 1;
     while (nd < CT__JQ_DEAD) dead[nd++] = -1;
+    m->momentum = *momentum;
     return m->gamma && m->beta && m->rm && m->rv && *momentum > 0;
 }
 /* node i is a head of its kind: a conv2d (lin 0) or a linear's addmm / mm (lin 1) */
@@ -4624,7 +4626,9 @@ static ct_status ct__jq_take_bn(ct_graph *g, ct__jqtake **take, int *ntake) {
         ct_batch_norm_options bo;
         memset(&bo, 0, sizeof bo);
         bo.eps = t->eps;
-        bo.momentum = momentum;                    /* an eval-mode trace does not record it: 0, the default 0.1 */
+        /* an eval-mode trace records the module's momentum on batch_norm_eval (0 for
+           momentum=None, as PyTorch's module passes: a cumulative moving average) */
+        bo.momentum = m.momentum > 0 ? m.momentum : NAN;
         t->bn = m.lin ? ct_nn_batch_norm1d_ex(C, &bo) : ct_nn_batch_norm2d_ex(C, &bo);   /* (C++ has overloads of both: no pointer choice) */
         if (!t->bn) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
         (*ntake)++;

@@ -1185,7 +1185,7 @@ CT__GXX_PUSH
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(BATCH_NORM_BACKWARD, "aten::native_batch_norm_backward", "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_bn_bw, ct__k_bn_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(BATCH_NORM_EVAL, "ct::batch_norm_eval", "batch_norm_eval", "BatchNormEvalBackward0", 3, 1, 0, "", ct__meta_bn_eval, ct__k_bn_eval, ct__bw_bn_eval, \
+    X(BATCH_NORM_EVAL, "ct::batch_norm_eval", "batch_norm_eval", "BatchNormEvalBackward0", 3, 1, 0, "float momentum=s0:0.1", ct__meta_bn_eval, ct__k_bn_eval, ct__bw_bn_eval, \
       CT__SAVE_IN(0) | CT__SAVE_IN(1))                                                                              \
     X(LAYER_NORM, "aten::native_layer_norm", "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, "int[] normalized_shape=v, float eps=s0", ct__meta_ln, ct__k_ln, ct__bw_ln,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
@@ -7727,8 +7727,12 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
             if (weight) al = ct_mul(al, weight);
             ct_tensor *be = ct_neg(ct_mul(ct_to(running_mean, x->dtype), al));
             if (bias) be = ct_add(be, bias);
-            /* one pass (ct::batch_norm_eval) where the parameters are x's dtype */
-            if (al && be && al->dtype == x->dtype && be->dtype == x->dtype) y = ct__op3(CT__NNOP(BATCH_NORM_EVAL), x, al, be, &ct__attrs_none);
+            /* one pass (ct::batch_norm_eval) where the parameters are x's dtype; it carries
+               the momentum, as aten::batch_norm does in eval mode, so that a trace records it */
+            ct__attrs a;
+            ct__attrs_init(&a);
+            a.s[0] = momentum;
+            if (al && be && al->dtype == x->dtype && be->dtype == x->dtype) y = ct__op3(CT__NNOP(BATCH_NORM_EVAL), x, al, be, &a);
             else y = ct_add(ct_mul(x, ct_view_n(al, x->ndim, shape)), ct_view_n(be, x->ndim, shape));
         }
     } else if (ct_numel(x) / (C ? C : 1) <= 1 && C > 0) {

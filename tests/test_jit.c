@@ -1257,28 +1257,32 @@ static void jq_bad_bn(ct_graph *b, int y, const ct_qconfig *qc, const char *msg)
     CHECK_ERR(ct_jit_quant_prepare_qat(b, qc) != NULL, CT_ERR_SHAPE, msg);
     ct_graph_free(b);
 }
-/* a model traced in training mode (momentum 0.3), prepared for QAT: two more runs
-   and the running statistics equal eager QAT's (fm: the float model to trace, em:
-   the eager one, prep: its fuse + prepare; names: its four statistics) */
-static void jq_check_train_trace(const char *what, ct_module *fm, ct_module *em, void (*prep)(ct_module *, const ct_qconfig *),
+/* a model with momentum 0.3 traced in training mode (train 1: the momentum read
+   from the statistics updates) or in eval mode (train 0: from batch_norm_eval),
+   prepared for QAT: two more runs and the running statistics equal eager QAT's
+   (fm: the float model to trace, em: the eager one, prep: its fuse + prepare;
+   names: its four statistics) */
+static void jq_check_train_trace(const char *what, int train, ct_module *fm, ct_module *em, void (*prep)(ct_module *, const ct_qconfig *),
                                  const ct_qconfig *qc, ct_tensor *const *xs, const char *const *names) {
+    const char *mode = train ? "training-mode" : "eval-mode";
     ct_tensor *x0 = xs[0], *bufs[4] = {NULL, NULL, NULL, NULL};
-    ct_graph *g = fm ? ct_trace_module(ct_module_train(fm, 1), 1, &x0) : NULL;
+    ct_graph *g = fm ? ct_trace_module(ct_module_train(fm, train), 1, &x0) : NULL;
     CHECK(g != NULL);
-    CHECK_EQ_INT(ct_graph_count_op(g, "aten::native_batch_norm"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(g, train ? "aten::native_batch_norm" : "ct::batch_norm_eval"), 2);
     ct_graph *p = g ? ct_jit_quant_prepare_qat(g, qc) : NULL;
     CHECK(p != NULL);
     CHECK_EQ_INT(ct_graph_count_op(p, "aten::native_batch_norm"), 0);
-    CHECK_EQ_INT(ct_graph_count_op(p, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
-    CHECK(em && ct_forward(ct_module_train(em, 1), xs[0]) != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(p, "ct::batch_norm_eval"), 0);
+    if (train) CHECK_EQ_INT(ct_graph_count_op(p, "aten::mul.Tensor"), 2);   /* the scaled weights; no statistics updates left */
+    if (train) CHECK(em && ct_forward(ct_module_train(em, 1), xs[0]) != NULL);   /* the trace's own statistics update */
     if (em) prep(em, qc);
     for (int s = 1; s < 3; s++) {
         ct_tensor *ya = p ? run1(p, xs[s]) : NULL, *yb = em ? ct_forward(em, xs[s]) : NULL;
-        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "%s training-mode trace, run %d: graph vs eager max diff %g", what, s, maxdiff(ya, yb));
+        CT_T_REPORT(ya && yb && bit_equal(ya, yb), "%s %s trace, run %d: graph vs eager max diff %g", what, mode, s, maxdiff(ya, yb));
     }
     CHECK_EQ_INT(p ? ct_jit_quant_qat_buffers(p, bufs, 4) : -1, 4);
     for (int k = 0; k < 4 && p && em; k++)
-        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em, names[k])), "%s training-mode trace: running statistic %d differs by %g", what, k,
+        CT_T_REPORT(bit_equal(bufs[k], ct_module_get(em, names[k])), "%s %s trace: running statistic %d differs by %g", what, mode, k,
                     maxdiff(bufs[k], ct_module_get(em, names[k])));
     ct_graph_free(p);
     ct_graph_free(g);
@@ -1369,7 +1373,8 @@ TEST(test_quant_graph_mode_qat_convbn) {
        statistics updates; momentum 0.3 read from them; the trace's own forward
        updated the statistics, as the eager model's first forward does) */
     static const char *const en2[4] = {"conv1.bn.running_mean", "conv1.bn.running_var", "conv2.bn.running_mean", "conv2.bn.running_var"};
-    jq_check_train_trace("ConvBn2d", jq_qat_cnn_m(0, 0.3), jq_qat_cnn_m(1, 0.3), jq_qat_cnn_eager, &qc, xs, en2);
+    for (int train = 1; train >= 0; train--)
+        jq_check_train_trace("ConvBn2d", train, jq_qat_cnn_m(0, 0.3), jq_qat_cnn_m(1, 0.3), jq_qat_cnn_eager, &qc, xs, en2);
     /* bad input */
     CHECK_ERR(ct_jit_quant_qat_buffers(g, bufs, 4) >= 0, CT_ERR_STATE, "not prepared for QAT");
     CHECK_ERR(ct_jit_quant_qat_buffers(NULL, bufs, 4) >= 0, CT_ERR_NULL, "jit_quant_qat_buffers: graph is NULL");
@@ -1511,7 +1516,8 @@ TEST(test_quant_graph_mode_qat_linearbn) {
     CT_T_REPORT(yg && ye && bit_equal(yg, ye), "LinearBn1d QAT int8: graph vs eager max diff %g", maxdiff(yg, ye));
     double dy = maxdiff(yg, fy);
     CT_T_REPORT(dy <= 3 * quantum * 1.0001, "LinearBn1d QAT int8: graph vs PyTorch FX max diff %g (quantum %g)", dy, quantum);
-    jq_check_train_trace("LinearBn1d", jq_qat_lbn(0, 0.3), jq_qat_lbn(1, 0.3), jq_qat_lbn_eager, &qc, xs, en);
+    for (int train = 1; train >= 0; train--)
+        jq_check_train_trace("LinearBn1d", train, jq_qat_lbn(0, 0.3), jq_qat_lbn(1, 0.3), jq_qat_lbn_eager, &qc, xs, en);
     /* bad input: a BatchNorm1d of 3 features after a linear of 4 (built by hand) */
     ct_graph *b = ct_graph_new();
     int64_t xshape[2] = {2, 8};
