@@ -1375,6 +1375,8 @@ TEST(test_quant_graph_mode_qat_convbn) {
     static const char *const en2[4] = {"conv1.bn.running_mean", "conv1.bn.running_var", "conv2.bn.running_mean", "conv2.bn.running_var"};
     for (int train = 1; train >= 0; train--)
         jq_check_train_trace("ConvBn2d", train, jq_qat_cnn_m(0, 0.3), jq_qat_cnn_m(1, 0.3), jq_qat_cnn_eager, &qc, xs, en2);
+    /* momentum=None (a cumulative average): batch_norm_eval records 0 */
+    jq_check_train_trace("ConvBn2d momentum=None", 0, jq_qat_cnn_m(0, NAN), jq_qat_cnn_m(1, NAN), jq_qat_cnn_eager, &qc, xs, en2);
     /* bad input */
     CHECK_ERR(ct_jit_quant_qat_buffers(g, bufs, 4) >= 0, CT_ERR_STATE, "not prepared for QAT");
     CHECK_ERR(ct_jit_quant_qat_buffers(NULL, bufs, 4) >= 0, CT_ERR_NULL, "jit_quant_qat_buffers: graph is NULL");
