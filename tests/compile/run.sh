@@ -111,6 +111,9 @@ if command -v mpicc >/dev/null 2>&1 && [ -f "$CUDAINC/nccl.h" ]; then
   try "ctensor_dist.h NCCL backend, gcc -std=c11" $CC -std=c11 $W -I"$CUDAINC" $(mpicc -showme:compile) -DCTENSOR_CUDA -c tests/dist/compile_nccl.c -o $B/nccl_gcc.o
   if [ -n "$NVCC" ]; then
     try "ctensor_dist.h NCCL backend, nvcc -Werror all-warnings" $NVCC -x cu -I. $(mpicc -showme:compile) -DCTENSOR_CUDA -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c tests/dist/compile_nccl.c -o $B/nccl_nvcc.o
+    # examples/fsdp_train.c as its header comment builds it for GPUs (CUDA header, NCCL
+    # group, MPI), with -Werror, and linked (about 90 s: the whole CUDA implementation)
+    try "examples/fsdp_train.c, nvcc with CUDA + NCCL + MPI, linked" sh -c "$NVCC -x cu -O2 -DCTENSOR_CUDA -DCTENSOR_NCCL -I. $(mpicc -showme:compile) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c examples/fsdp_train.c -o $B/fsdp_nvcc.o && $NVCC $B/fsdp_nvcc.o -o $B/fsdp_nvcc -lcublas -lnccl $(mpicc -showme:link)"
   fi
 else echo "skip ctensor_dist.h's NCCL backend (no mpicc or no nccl.h in $CUDAINC)"; fi
 echo "$pass passed, $fail failed"
