@@ -1585,11 +1585,8 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #define CT__GXX_POP
 #endif
 CT__GXX_PUSH
-/* -ffast-math (and -ffinite-math-only, -Ofast) let the compiler assume no NaN or inf
-   exists and reassociate sums: exp, the reductions and the NaN/inf checks then give
-   wrong results silently (ct_exp summed over 16 values gave 59.625 for 60.823, and 84
-   tests of the suite failed). The rest of a program may use them; the file that
-   defines CTENSOR_IMPLEMENTATION may not. */
+/* -ffast-math (see the configuration table): ct_exp summed over 16 values gave 59.625
+   for 60.823, and 84 tests of the suite failed. */
 #if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
 #  error "ctensor.h: the implementation must not be compiled with -ffast-math, -Ofast or -ffinite-math-only (they break NaN/inf handling and exp/sum results). Compile the file that defines CTENSOR_IMPLEMENTATION without them (add -fno-fast-math after them, or give that file its own flags); other files may keep them."
 #endif
@@ -1832,8 +1829,7 @@ CT__INLINE void ct__spin_unlock(int *l) {
    the thread's root scope still holds, returns its caches (up to
    CTENSOR_BLOCK_CACHE_MB of large blocks) to the allocator and marks its state for
    reuse; for the thread that calls exit() an atexit handler returns the caches (the
-   root scope is left alone there: static destructors may still use it). Pthreads live in
-   libc from glibc 2.34 on; older systems link with -lpthread (or -pthread). */
+   root scope is left alone there: static destructors may still use it). */
 #if !defined(CTENSOR_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #  include <pthread.h>
 #  define CT__HAVE_PTHREADS 1
@@ -3045,13 +3041,8 @@ CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
    Every tensor operation is one entry of CT__OPS (an X-macro list):
      X(ENUM, "aten::stable.name", "name", "BackwardNodeName", nin, nout, flags,
        "attribute schema", meta, kernel, backward, save)
-   The stable name is PyTorch's overload name (ct:: for our own ops) and never
-   changes; "name" is what messages print. nin < 0: variadic. The attribute
-   schema types every ct_attrs slot the op reads (grammar above ct__attrdesc).
-   meta checks the inputs and describes the outputs from metadata only; kernel
-   computes them; backward maps output gradients to input gradients with ctensor
-   ops (so create_graph works). save says what autograd keeps: bit i for input i,
-   CT__SAVE_OUT(j) for output j. docs/SPINE.md is the guide.
+   docs/SPINE.md describes each field (nin < 0: variadic; the schema's grammar is
+   above ct__attrdesc).
    ========================================================================== */
 typedef ct_attrs ct__attrs;         /* the public struct: typed by each op's schema */
 
@@ -3399,13 +3390,8 @@ static const ct__opdef ct__ops[CT__NUM_OPS] = {
     CT__OPS(CT__X_DEF)
 };
 
-/* Ops registered at run time: companion headers (ctensor_nn.h, ctensor_linalg.h,
-   ...) add their ops to the same table, by name. Their implementation is compiled
-   in the translation unit of ctensor.h's (it uses these internals). They register
-   when the program loads where the compiler offers a way (gcc/clang
-   constructors, C++ static initialisation: CT__AT_LOAD), and in any case once,
-   lazily, before their first op runs. Ids therefore depend on the build; names
-   never do. */
+/* Ops registered at run time by companion headers, by name (docs/SPINE.md, "Ids and
+   names"): at load where the compiler allows (CT__AT_LOAD), else before first use. */
 #define CT__MAX_EXT_OPS 1024
 static const ct__opdef *ct__ext_ops[CT__MAX_EXT_OPS];
 static int ct__n_ext_ops;
@@ -3444,7 +3430,8 @@ static CT__NOINLINE int ct__op_unselected(int op) {
 }
 
 /* ---- typed attribute schemas ----------------------------------------------
-   A row's attribute schema lists `TYPE NAME=SLOT` entries, comma-separated.
+   A row's attribute schema lists `TYPE NAME=SLOT[?fK][:default]` entries, comma-separated
+   (docs/SPINE.md, "Typed attributes": ?fK the presence bit, a default when not zero):
      TYPE  int | float | bool | dtype | device | int[] | int[N] | float[N] |
            enum(a|b|c), followed by `?` for an optional (None-able) attribute
      SLOT  i0..i3 (int64), s0..s7 (double), f0..f31 (a bit of flags), mode,
@@ -3452,13 +3439,8 @@ static CT__NOINLINE int ct__op_unselected(int op) {
            or 2: a further variable list of the same length, v[K*nv..(K+1)*nv):
            as_strided's stride beside its size), vK (the fixed list
            v[K..K+N), or one int at v[K])
-   An optional's presence is a flags bit written after its slot (`?f5`); a
-   float optional without one is None when NaN. A default other than zero (or
-   None) follows a colon: `float alpha=s0:1`. Example:
-     "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1"
-   The schema is the whole truth about an op's attributes: equality, hashing,
-   printing and parsing read only declared slots, and a replay test re-runs
-   recorded calls from them alone. */
+   Examples: "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", "float alpha=s0:1".
+   Equality, hashing, printing and parsing read only declared slots. */
 typedef struct ct__attrdesc {
     char name[32];
     ct_attr_type type;
@@ -3627,12 +3609,8 @@ static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
     while (CT__LOAD_ACQUIRE(state) != 2) { /* another thread is registering */ }
 }
 
-/* A companion header's block of ops. With its row list CT__P_OPS (rows as in
-   CT__OPS) and an enum of local ids CT__P_<E> made from it, the header writes
-     CT__P_OPS(CT__X_PROTO)
-     static const ct__opdef ct__p_defs[CT__P_NUM_OPS] = { CT__P_OPS(CT__X_DEF) };
-     CT__OP_BLOCK(p, ct__p_defs, CT__P_NUM_OPS, then)
-   which defines ct__p_base (the id of its first op; -1 until registered or when
+/* A companion header's block of ops (usage: docs/SPINE.md, "How a companion header
+   plugs in"). CT__OP_BLOCK(p, defs, n, then) defines ct__p_base (the id of its first op; -1 until registered or when
    registration failed) and ct__p_register_now() (registers the block once, at
    program load where the compiler allows and in any case before first use:
    call it first in every public function; its op ids are ct__p_base + local).
@@ -4494,13 +4472,8 @@ static ct_tensor *ct__clone_detached(const ct_tensor *x);
 static int ct__copyslices(ct_tensor *view, ct__node *fn);
 
 /* ---- named dims: the dispatcher's side (the rules live in ctensor_named.h) ----
-   ct__names_used turns on when a tensor first gets names; until then the checks
-   below cost one predictable branch. The rule computes every output's names
-   from the inputs' (or fails with PyTorch's message) before anything is
-   allocated or written; the dispatcher attaches them once the kernel has run.
-   Only top-level calls (dispatch depth 0) are named: a composite kernel's
-   inner ops are not. ct__names_comp serves public functions that are several
-   ops (squeeze, flatten, matmul, linear): their names are not those of parts. */
+   docs/SPINE.md, "Dimension names". ct__names_used turns on when a tensor first gets
+   names. ct__names_comp serves public functions that are several ops. */
 static int ct__names_used;
 typedef int (*ct__names_rule_fn)(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]);
 static ct__names_rule_fn ct__names_rule;
@@ -6517,9 +6490,8 @@ static void ct__unwrap(ct_tensor *w) {
 /* ---- the adapter ----
    Runs a loop written for dense rows of compute types over any row: the row is cut
    into chunks of CT__EWB elements; each input is read into a dense buffer of its
-   compute type (float16/bfloat16 widened to float32, the narrower integers to
-   int64, otherwise gathered), the loop runs on the buffers, and the output chunk is
-   written back (narrowed, strided). An operand already dense and of its compute
+   compute type (widened or gathered), the loop runs on the buffers, and the output
+   chunk is written back (narrowed, strided). An operand already dense and of its compute
    type is used where it is. Operand 0 is the output; an input is read whole before
    the chunk's output is written, so in-place calls see what a plain loop sees. */
 #define CT__EWB 256
@@ -6806,8 +6778,7 @@ CT__INLINE float ct__erfcf_gelu(float x) {
    2^f on [-1/2, 1/2] a degree-6 one; Phi = h for x < 0, else 1 - h (h(5.5) < 2^-25: 1 - h
    rounds to 1 beyond). Below -5.5 and NaN: the erfc form. The scalar and vector forms
    share the coefficients (highest first) and the operations, so they agree bit for bit.
-   Max rel error against double over every float (the erfc form before: 5.5e-7, 6.2e-7, 1.4e-6,
-   1.9e-6, 2.5e-6): 3.5e-7 on [-1, inf), 5.4e-7 on [-2, -1), 9.3e-7 on [-3, -2), 1.2e-6
+   Max rel error against double over every float: 3.5e-7 on [-1, inf), 5.4e-7 on [-2, -1), 9.3e-7 on [-3, -2), 1.2e-6
    on [-4, -3), 2.4e-6 on [-5.5, -4); below, the erfc form: 1.9e-5; NaN, +-inf, -0 as
    PyTorch (nan, inf, nan, -0). tests/test_core.c checks a sweep. */
 #define CT__GELU_Q_FIRST -1.82422593e-08f
@@ -6832,7 +6803,7 @@ CT__INLINE float ct__gelu_exactf(float x) {
 }
 /* tanh gelu 0.5 x (1 + tanh(y)) = x / (1 + exp(-2y)): no cancellation for x < 0. Max rel
    error over every float: 1.4e-7 on [0, inf), 8.2e-7 on [-3, 0), 2.1e-6 on [-5.5, -3), 1.3e-5
-   below (1 + tanh before: 1.3e-5 at -3, 100% below -4.5) */
+   below */
 CT__INLINE float ct__gelu_tanhf(float x) {
     return x / (1.0f + ct__expf(x * CT__FMAF(x * x, -0.0713548162726f, -1.5957691216057308f)));
 }
@@ -6850,7 +6821,7 @@ CT__INLINE float ct__erff(float x) {
     return fabsf(x) < 0.5f ? small : big;
 }
 
-/* The same algorithms on 8 floats at a time with GCC/clang vector extensions
+/* The same algorithms on CT__VL floats at a time with GCC/clang vector extensions
    (gcc does not vectorize the scalar forms reliably). Other compilers, and
    nvcc's front end, use the scalar forms. CTENSOR_NO_SIMD turns them off. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD)
@@ -6873,10 +6844,13 @@ typedef int32_t ct__vi __attribute__((vector_size(CT__VL * 4)));
    maybe-uninitialized warning where it is inlined into other loops) */
 #if CT__VL == 16
 #define CT__VLANES(c) {c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c}
+#define CT__DLANES(c) {c, c, c, c, c, c, c, c}   /* half the lanes (ct__vd) */
 #elif CT__VL == 8
 #define CT__VLANES(c) {c, c, c, c, c, c, c, c}
+#define CT__DLANES(c) {c, c, c, c}
 #else
 #define CT__VLANES(c) {c, c, c, c}
+#define CT__DLANES(c) {c, c}
 #endif
 CT__INLINE ct__vf ct__vsplat(float c) {
     ct__vf v = CT__VLANES(c);
@@ -6977,9 +6951,6 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
-/* log1p: u = 1 + x rounded, log(u) by Cephes' logf (u = m 2^e, m in [sqrt(1/2),
-   sqrt(2)), a polynomial in m - 1), plus (x - (u - 1)) / u, the first-order term
-   of what the rounding of 1 + x lost */
 /* Cephes' logf core: log(u) + c for positive finite u, u = 2^e m with m in
    [sqrt(1/2), sqrt(2)) and a polynomial in m - 1, ln 2 in two parts. esub is
    subtracted from the exponent (24 where the caller scaled a subnormal u by 2^24).
@@ -7020,6 +6991,8 @@ CT__INLINE ct__vf ct__v_xlogy(ct__vf x, ct__vf y) {
     ct__vf r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(0.0f), x * ct__v_log(y));
     return ct__vsel(y != y, y, r);
 }
+/* log1p: log(u), u = 1 + x rounded, plus (x - (u - 1)) / u, the first-order term of
+   what the rounding of 1 + x lost */
 CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
     ct__vf one = CT__VSPLAT(1.0f), u = x + one;
     ct__vf c = (x - (u - one)) / u;
@@ -7136,6 +7109,65 @@ CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
 CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
 CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v))
+/* sin, cos, tan: x = n pi/2 + r, |r| <= pi/4, in double (fdlibm's pio2_1, 33 bits, so
+   n pio2_1 is exact for |x| <= 2^20, and pio2_1t); minimax fits of sin r and cos r
+   (relative error 5e-12, 6e-11) picked and signed by n mod 4; tan: s / c or -c / s.
+   One rounding to float: within 0.501 ulp of the correctly rounded value for every
+   float with |x| <= 2^20. Beyond, inf and NaN: sinf, cosf, tanf (the scalar kernel). */
+typedef double ct__vd __attribute__((vector_size(CT__VL * 4)));   /* half the lanes */
+typedef int64_t ct__vl __attribute__((vector_size(CT__VL * 4)));
+typedef float ct__vfh __attribute__((vector_size(CT__VL * 2)));
+CT__INLINE ct__vd ct__dsplat(double c) {
+    ct__vd v = CT__DLANES(c);
+    return v;
+}
+#define CT__DSPLAT(c) ct__dsplat(c)
+CT__INLINE ct__vd ct__vdfma(ct__vd a, ct__vd b, ct__vd c) {
+#if defined(__AVX512F__)
+    return (ct__vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif defined(__AVX__) && defined(__FMA__)
+    return (ct__vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#elif defined(__aarch64__) && defined(FP_FAST_FMAF)
+    return (ct__vd)vfmaq_f64((float64x2_t)c, (float64x2_t)a, (float64x2_t)b);
+#else
+    return a * b + c;
+#endif
+}
+CT__INLINE ct__vfh ct__vh_trig(ct__vfh xh, int op) {   /* op: 0 sin, 1 cos, 2 tan */
+    const ct__vd M = CT__DSPLAT(6755399441055744.0);   /* 1.5 2^52: t's low bits hold n */
+    ct__vd x = __builtin_convertvector(xh, ct__vd), t = ct__vdfma(x, CT__DSPLAT(0.6366197723675814), M), n = t - M;
+    ct__vd r = ct__vdfma(n, CT__DSPLAT(-6.077100506506192e-11), ct__vdfma(n, CT__DSPLAT(-1.5707963267341256), x));
+    ct__vd z = r * r, s = CT__DSPLAT(2.7181214614058115e-06), c = CT__DSPLAT(2.43835654360735e-05);
+    s = ct__vdfma(s, z, CT__DSPLAT(-1.9839312250041308e-4));
+    s = ct__vdfma(s, z, CT__DSPLAT(8.333329304772551e-3));
+    s = ct__vdfma(s, z, CT__DSPLAT(-0.16666666640796277));
+    s = r * ct__vdfma(s, z, CT__DSPLAT(1.0));   /* not r + r z s: -0 stays -0 */
+    c = ct__vdfma(c, z, CT__DSPLAT(-1.3886681625782011e-3));
+    c = ct__vdfma(c, z, CT__DSPLAT(0.041666620356317255));
+    c = ct__vdfma(c, z, CT__DSPLAT(-0.49999999694467007));
+    c = ct__vdfma(c, z, CT__DSPLAT(1.0));
+    ct__vl q = (ct__vl)(t + CT__DSPLAT(op == 1)), odd = (q << 63) >> 63;
+    ct__vd y = (ct__vd)((odd & (ct__vl)c) | (~odd & (ct__vl)s));   /* odd quadrants: c, else s */
+    if (op == 2) y = (ct__vd)((ct__vl)y ^ (q << 63)) / (ct__vd)((odd & (ct__vl)s) | (~odd & (ct__vl)c));
+    else y = (ct__vd)((ct__vl)y ^ ((q >> 1) << 63));
+    return __builtin_convertvector(y, ct__vfh);
+}
+CT__INLINE ct__vf ct__v_trig(ct__vf x, int op) {
+    ct__vfh h[2];
+    ct__vf y;
+    ct__vi far = ~(ct__vabs(x) <= CT__VSPLAT(1048576.0f));
+    memcpy(h, &x, sizeof x);
+    h[0] = ct__vh_trig(h[0], op);
+    h[1] = ct__vh_trig(h[1], op);
+    memcpy(&y, h, sizeof y);
+    if (CT__UNLIKELY(ct__vany(far)))
+        for (int i = 0; i < CT__VL; i++)
+            if (far[i]) y[i] = op == 0 ? sinf(x[i]) : op == 1 ? cosf(x[i]) : tanf(x[i]);
+    return y;
+}
+CT__UVLOOP(ct__uv_sin, ct__v_trig(v, 0))
+CT__UVLOOP(ct__uv_cos, ct__v_trig(v, 1))
+CT__UVLOOP(ct__uv_tan, ct__v_trig(v, 2))
 /* sqrt and rsqrt (1 / sqrt, as the scalar kernel): the IEEE square root, rounded as
    sqrtf, which compilers do not vectorize (it may set errno) */
 CT__INLINE ct__vf ct__v_sqrt(ct__vf x) {
@@ -7320,6 +7352,9 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(GELU)(case CT__OP_GELU: return ct__uv_gelu;)
     CT__WHEN_SEL(SQRT)(case CT__OP_SQRT: return ct__uv_sqrt;)
     CT__WHEN_SEL(RSQRT)(case CT__OP_RSQRT: return ct__uv_rsqrt;)
+    CT__WHEN_SEL(SIN)(case CT__OP_SIN: return ct__uv_sin;)
+    CT__WHEN_SEL(COS)(case CT__OP_COS: return ct__uv_cos;)
+    CT__WHEN_SEL(TAN)(case CT__OP_TAN: return ct__uv_tan;)
 #ifdef CT__VRND
     CT__WHEN_SEL(FLOOR)(case CT__OP_FLOOR: return ct__uv_floor;)
     CT__WHEN_SEL(CEIL)(case CT__OP_CEIL: return ct__uv_ceil;)
@@ -7803,11 +7838,10 @@ static int ct__cx_op(int op) {
     }
 }
 
-/* The loop of a cast: the table's own (every pair of float32, float64, int64 and
-   bool, the hot pairs, a dtype to itself), else through the compute types: the
-   adapter widens the source (float16/bfloat16 to float32, integers to int64), the
-   compute types' loop converts, and the adapter narrows into the destination. Each
-   step is the one the direct conversion makes, so the bits are the same. */
+/* The loop of a cast: the table's own (the casting copy loops), else through the
+   compute types: the adapter widens the source (float16/bfloat16 to float32, integers
+   to int64), the compute types' loop converts, and the adapter narrows into the
+   destination. Each step is the one the direct conversion makes: the same bits. */
 static ct__loop_fn ct__cast_loop(ct_dtype dst, ct_dtype src, ct__ewroute *r, const ct__attrs **ap) {
     ct__loop_fn f = ct__cast_tab[dst][src];
     if (f) return f;
@@ -9568,8 +9602,8 @@ static int ct__meta_expand(ct__call *c) {
     ct__out_view(c, n, shape, st, x->offset);
     return 0;
 }
-/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0).
-   Start and end clamped into [0, size], end >= start (meta and backward). */
+/* slice (Python semantics, step > 0): start and end clamped into [0, size],
+   end >= start (meta and backward). */
 static void ct__slice_bounds(int64_t size, int64_t *start, int64_t *end) {
     int64_t b = *start, e = *end;
     if (b < 0) b += size;
@@ -9616,7 +9650,7 @@ static int ct__meta_select(ct__call *c) {
     ct__out_view(c, n, shape, st, x->offset + idx * x->strides[dim]);
     return 0;
 }
-/* diagonal: i[0] offset, i[1] dim1, i[2] dim2; the diagonal becomes the last dim */
+/* diagonal: the diagonal becomes the last dim */
 static int ct__meta_diagonal(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (x->ndim < 2) return ct__failed(CT_ERR_ARG, "diagonal: input must have at least 2 dimensions (got %d)", x->ndim);
@@ -9640,7 +9674,6 @@ static int ct__meta_diagonal(ct__call *c) {
     ct__out_view(c, n + 1, shape, st, start);
     return 0;
 }
-/* as_strided: v[0..nv) size, v[nv..2nv) stride, i[0] storage offset */
 static int ct__meta_as_strided(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -10024,8 +10057,7 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
 
 /* ============================================================================
    Reductions
-   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given;
-   ops along one dim keep it in i[0] (i[1]: k).
+   attrs: dims v[0..nv) (nv == 0: all); ops along one dim keep it in i[0] (ct__rdims).
    Every kernel of the family sees its input as [O][K][NI] (ct__rl_make below):
    K elements reduce into each output, contiguous when the input's memory order
    allows it (no copy), else copied with the reduced dims last. Inner loops then
@@ -10110,10 +10142,8 @@ static CT__UNUSED void ct__rrun(int64_t n, int par, ct__par_fn fn, void *ctx) {
     else if (n > 0) fn(ctx, 0, n);
 }
 
-/* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
-   Kernels of this family read the input through this view and write contiguous
-   outputs (output (o, i) at o * NI + i), so each inner loop is a plain row
-   (NI == 1, horizontal) or a strip of rows (NI > 1, vertical). */
+/* ---- layouts: the [O][K][NI] view (the section's banner); outputs are contiguous,
+   output (o, i) at o * NI + i ---- */
 #define CT__RL_ROWS 1     /* NI must be 1: each output's elements are adjacent */
 #define CT__RL_CONTIG 2   /* the input must be contiguous as it is (outputs keep its shape) */
 #define CT__RL_ANYORDER 4 /* the op does not care in which order the K elements come */
@@ -11502,9 +11532,7 @@ CTENSOR_API ct_tensor *ct_norm(const ct_tensor *x, double p, int ndims, const in
 }
 /* ---- softmax / log_softmax (PyTorch: aten/src/ATen/native/cpu/SoftMaxKernel.cpp) ----
    Rows along the last dim run max, exp-and-sum and scale as three streaming
-   passes over the row; other dims run the same passes over strips of columns.
-   float32 uses a vectorized exp (Cephes expf: reduction by ln 2, a degree-6
-   polynomial, 2^n applied as two factors so that denormal results are right). */
+   passes over the row; other dims run the same passes over strips of columns. */
 static float ct__expf_c(float x) {
     if (x != x) return x;
     if (x < -104.0f) x = -104.0f;
@@ -13256,8 +13284,7 @@ static int ct__k_gather(ct__call *c) {
     return 0;
 }
 
-/* scatter (src or value), scatter_add, scatter_reduce: a->i[0] dim, a->s[0] value,
-   a->mode the reduction (0 sum, 1 prod, 2 mean, 3 amax, 4 amin), a->flags bit 0 include_self */
+/* scatter (src or value), scatter_add, scatter_reduce */
 static const char *const ct__reduce_names[5] = {"sum", "prod", "mean", "amax", "amin"};
 static int ct__meta_scatter(ct__call *c) {
     const char *name = ct__ops[c->op].name;
@@ -14108,7 +14135,7 @@ static int ct__k_cat(ct__call *c) {
     return 0;
 }
 
-/* ---- flip: a view with negated strides, copied out (a->v: dims, a->nv) ---- */
+/* ---- flip: a view with negated strides, copied out ---- */
 static int ct__meta_flip(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -14191,7 +14218,7 @@ static int ct__k_flip(ct__call *c) {
     return ct__copy_into(out, &v);
 }
 
-/* ---- roll: shifts v[0..nv), dims v[nv..2nv) ---- */
+/* ---- roll ---- */
 static int ct__meta_roll(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -14232,7 +14259,7 @@ static int ct__k_roll(ct__call *c) {
     return 0;
 }
 
-/* ---- repeat (Tensor.repeat): a->v repeats, a->nv their count ---- */
+/* ---- repeat (Tensor.repeat) ---- */
 static int ct__meta_repeat(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -14348,7 +14375,7 @@ static int ct__k_repeat_interleave(ct__call *c) {
     return 0;
 }
 
-/* ---- tril / triu on the last two dims (a->i[0] diagonal) ---- */
+/* ---- tril / triu on the last two dims ---- */
 static int ct__meta_tri(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
@@ -14401,7 +14428,7 @@ static int ct__k_tri(ct__call *c) {
     return 0;
 }
 
-/* ---- diag_embed: a->i[0] offset, i[1] dim1, i[2] dim2 ---- */
+/* ---- diag_embed ---- */
 static int ct__meta_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -14434,7 +14461,7 @@ static int ct__k_diag_embed(ct__call *c) {
     return ct__copy_into(&v, x);
 }
 
-/* ---- one_hot: a->i[0] num_classes; -1: one more than the largest class, which
+/* ---- one_hot: num_classes -1: one more than the largest class, which
    only the kernel can see (the output is then DEFERRED) ---- */
 /* the checks and output of one_hot on any device (a backend's meta may use it) */
 static int ct__meta_one_hot_any(ct__call *c) {
@@ -14481,11 +14508,10 @@ static int ct__k_one_hot(ct__call *c) {
     return rc;
 }
 
-/* ---- pad (F.pad): a->v[0..nv) pads, last dim first; a->s[0] value (constant).
+/* ---- pad (F.pad): the pads last dim first.
    Reflect / replicate / circular pad the last nv/2 dims of a (batch,) channel, spatial
    tensor through index maps; their backward adds the gradient back through the same
-   maps (pad_backward: the same pads, a->mode 0 reflect 1 replicate 2 circular; the
-   input's shape is the gradient's less the pads). */
+   maps (pad_backward: the same pads and mode; the input's shape is the gradient's less the pads). */
 static int ct__pad_mode(int op) { return op == CT__OP_REFLECTION_PAD ? 0 : op == CT__OP_REPLICATION_PAD ? 1 : 2; }
 static const char *const ct__pad_mode_names[3] = {"reflect", "replicate", "circular"};
 static int ct__meta_pad(ct__call *c) {
@@ -15569,14 +15595,11 @@ CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads,
    register-blocked MR x NR micro-kernel accumulates one tile of C. The
    micro-kernel uses GCC/clang vector extensions sized to the target's widest
    vectors (AVX-512: 12 x 32 floats, 12 x 16 doubles; AVX/SSE/NEON: 6 x 2
-   vectors); elsewhere (MSVC, CTENSOR_NO_SIMD) a plain C kernel. With
-   the pool (CTENSOR_THREADS/CTENSOR_OPENMP), C is split into two blocks per thread
-   once the product is large enough to pay for the threads (small products stay
-   serial); blocks are claimed, so a thread that starts late takes fewer.
+   vectors); elsewhere (MSVC, CTENSOR_NO_SIMD) a plain C kernel. With the pool,
+   large products split C into blocks (ct__gemm_threads).
    With CTENSOR_BLAS, float32/float64 go to cblas_sgemm/dgemm, passing transpose
    flags and leading dimensions so transposed or row-strided operands need no
    copy; only operands that no BLAS layout describes are copied.
-   Config: define CTENSOR_NO_SIMD to force the plain C micro-kernel.
    -------------------------------------------------------------------------- */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CTENSOR_NO_SIMD)
 #  define CT__GEMM_SIMD 1
@@ -15914,9 +15937,8 @@ static int ct__blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, i
 }
 /* One cblas call when the sizes fit in int; operands no layout describes are
    copied to row-major first. Returns 0 when the caller must use the built-in path. */
-/* OpenBLAS's own threads meet in a fork-join barrier that waits for a thread the OS
-   has not run (a core busy with other work: a 2-thread step took 30-100 ms instead of
-   2 ms). When the library is OpenBLAS (found through weak symbols: any other CBLAS is
+/* OpenBLAS's fork-join threads (see ct_set_num_threads; beside a busy core a 2-thread
+   step took 30-100 ms instead of 2 ms). When the library is OpenBLAS (found through weak symbols: any other CBLAS is
    left as it is) and the pool has more than one thread, OpenBLAS runs on one thread and
    a large product is split into blocks of C on the pool, each a 1-thread BLAS call. */
 #if defined(CT__TPOOL) && (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__)
@@ -16477,7 +16499,7 @@ static int ct__check_kernel_dtype(const char *op, const char *kernel, ct_dtype d
     return 0;
 }
 
-/* ---- addmm: beta * input + alpha * (mat1 @ mat2); attrs s[0] beta, s[1] alpha ---- */
+/* ---- addmm: beta * input + alpha * (mat1 @ mat2) ---- */
 static int ct__meta_addmm(ct__call *c) {
     ct_tensor *x = c->in[0], *a = c->in[1], *b = c->in[2];
     if (a->ndim != 2) return ct__failed(CT_ERR_SHAPE, "addmm: mat1 must be a matrix, got %d-D tensor", a->ndim);
@@ -17279,7 +17301,6 @@ CT__INLINE void ct__miter_next(ct__miter *it) {
         it->idx[k] = 0;
     }
 }
-/* attrs: s[0] from/mean, s[1] to/std; ptr to generator in i[0] (0 = default) */
 static int ct__k_uniform(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "uniform_: not implemented for '%s'", CT__DTNAME(x->dtype));
@@ -17482,7 +17503,7 @@ static int ct__k_random(ct__call *c) {
     ct__spin_unlock(&g->lock);
     return 0;
 }
-/* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p; s[0] = p */
+/* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p */
 static int ct__k_bernoulli(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (!CT__ISREAL(x->dtype))
@@ -17525,7 +17546,7 @@ static int ct__k_bernoulli_tensor(ct__call *c) {
     ct__spin_unlock(&g->lock);
     return 0;
 }
-/* exponential_(lambd): -1/lambd * log(1 - u), computed in double; s[0] = lambd */
+/* exponential_(lambd): -1/lambd * log(1 - u), computed in double */
 static int ct__k_exponential(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"exponential_cpu\" not implemented for '%s'", CT__DTNAME(x->dtype));
@@ -17562,7 +17583,6 @@ static int ct__k_randperm(ct__call *c) {
     return 0;
 }
 
-/* multinomial: i[0] generator, i[1] num_samples, flags replacement */
 static int ct__meta_multinomial(ct__call *c) {
     const ct_tensor *p = c->in[0];
     int64_t ns = c->a->i[1];

@@ -11,7 +11,7 @@
    Threads: t1 / t2 (OpenMP: omp_set_num_threads; PyTorch: torch.set_num_threads).
    Each op returns a fresh result (one CT_SCOPE per op), as `c = a + b` in PyTorch.
    relu (a copy-like unary op) is the memory-bound reference for the activations
-   (exp, gelu, gelu_tanh, tanh, sigmoid, silu, log, sqrt, floor): the same 8 bytes per element.
+   (exp, gelu, gelu_tanh, tanh, sigmoid, silu, log, sqrt, floor, sin): the same 8 bytes per element.
    log and sqrt read |a| (|a.t()| transposed), made before timing.
    Line names: <op>_<size>_f32_<layout>_t<threads>, e.g. exp_1M_f32_contig_t1.
    The rate column is the minimum memory traffic (inputs read + output written)
@@ -30,8 +30,8 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 
-typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX, OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR } op_kind;
-static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax", "relu", "gelu_tanh", "tanh", "sigmoid", "silu", "log", "sqrt", "floor"};
+typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX, OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN } op_kind;
+static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax", "relu", "gelu_tanh", "tanh", "sigmoid", "silu", "log", "sqrt", "floor", "sin"};
 
 typedef struct job {
     op_kind op;
@@ -54,6 +54,7 @@ static ct_tensor *apply(const job *j) {
     case OP_LOG: return ct_log(j->x);
     case OP_SQRT: return ct_sqrt(j->x);
     case OP_FLOOR: return ct_floor(j->x);
+    case OP_SIN: return ct_sin(j->x);
     case OP_SUM: return ct_sum(j->x);
 #ifdef CT_BENCH_HAVE_SOFTMAX
     case OP_SOFTMAX: return ct_softmax(j->x, -1);
@@ -88,7 +89,7 @@ int main(void) {
     int root = ct_scope_begin();
     static const struct { const char *label; int64_t n; } sizes[] = {{"1M", 1024}, {"16M", 4096}};
     static const op_kind ops[] = {OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX,
-                                  OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR};
+                                  OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN};
     static const char *const layouts[] = {"contig", "transposed", "mixed"};
     static const int threads[] = {1, 2};
 

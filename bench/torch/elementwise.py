@@ -31,6 +31,7 @@ OPS = {
     "log": ("c = torch.log(x)", False),   # of |a| (|a.t()|), made before timing
     "sqrt": ("c = torch.sqrt(x)", False),   # of |a|, as log
     "floor": ("c = torch.floor(x)", False),
+    "sin": ("c = torch.sin(x)", False),
 }
 
 
