@@ -7603,36 +7603,36 @@ static void ct__cx_cast(char **p, const int64_t *s, int64_t n, const ct__attrs *
    ((ac + bd) + (bc - ad) i) / (c^2 + d^2), so x / 0 is nan + nan i. */
 /* one loop per op (the compiler vectorizes the contiguous ones); y may be a
    broadcast scalar (stride 0) */
-#define CT__CXBIN_LOOP(T, EXPR)                                                                  \
-    do {                                                                                         \
-        if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == s[0]) {                     \
-            T *o = (T *)p[0];                                                                    \
-            const T *x = (const T *)p[1], *y = (const T *)p[2];                                  \
-            for (int64_t k = 0; k < n; k++) {                                                    \
-                T xr = x[2 * k], xi = x[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1], r0, r1;    \
-                EXPR;                                                                            \
-                o[2 * k] = r0;                                                                   \
-                o[2 * k + 1] = r1;                                                               \
-            }                                                                                    \
-        } else if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == 0) {                \
-            T *o = (T *)p[0];                                                                    \
-            const T *x = (const T *)p[1], yr = ((const T *)p[2])[0], yi = ((const T *)p[2])[1];  \
-            for (int64_t k = 0; k < n; k++) {                                                    \
-                T xr = x[2 * k], xi = x[2 * k + 1], r0, r1;                                      \
-                EXPR;                                                                            \
-                o[2 * k] = r0;                                                                   \
-                o[2 * k + 1] = r1;                                                               \
-            }                                                                                    \
-        } else {                                                                                 \
-            for (int64_t k = 0; k < n; k++) {                                                    \
-                T *o = (T *)(p[0] + k * s[0]);                                                   \
-                const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]);    \
-                T xr = x[0], xi = x[1], yr = y[0], yi = y[1], r0, r1;                            \
-                EXPR;                                                                            \
-                o[0] = r0;                                                                       \
-                o[1] = r1;                                                                       \
-            }                                                                                    \
-        }                                                                                        \
+#define CT__CXBIN_LOOP(T, EXPR) \
+    do { \
+        if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == s[0]) { \
+            T *o = (T *)p[0]; \
+            const T *x = (const T *)p[1], *y = (const T *)p[2]; \
+            for (int64_t k = 0; k < n; k++) { \
+                T xr = x[2 * k], xi = x[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1], r0, r1; \
+                EXPR; \
+                o[2 * k] = r0; \
+                o[2 * k + 1] = r1; \
+            } \
+        } else if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == 0) { \
+            T *o = (T *)p[0]; \
+            const T *x = (const T *)p[1], yr = ((const T *)p[2])[0], yi = ((const T *)p[2])[1]; \
+            for (int64_t k = 0; k < n; k++) { \
+                T xr = x[2 * k], xi = x[2 * k + 1], r0, r1; \
+                EXPR; \
+                o[2 * k] = r0; \
+                o[2 * k + 1] = r1; \
+            } \
+        } else { \
+            for (int64_t k = 0; k < n; k++) { \
+                T *o = (T *)(p[0] + k * s[0]); \
+                const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]); \
+                T xr = x[0], xi = x[1], yr = y[0], yi = y[1], r0, r1; \
+                EXPR; \
+                o[0] = r0; \
+                o[1] = r1; \
+            } \
+        } \
     } while (0)
 /* complex64 mul and div of contiguous operands, 4 elements per AVX step, with
    the scalar loop's operations in its order (the same bits: no FMA) */
@@ -7656,17 +7656,17 @@ static int64_t ct__cx_muldiv_avx(int div, const float *x, const float *y, float 
 }
 #endif
 /* complex pow(x, y): the C library's cpow (std::pow in C++, the same function) */
-#define CT__CXPOW(T, Z, CPOW)                                                                    \
-    static void ct__cxpow_##T(T xr, T xi, T yr, T yi, T *r0, T *r1) {                            \
-        T xv[2], yv[2], rv[2];                                                                   \
-        Z x, y, r;                                                                               \
-        xv[0] = xr; xv[1] = xi; yv[0] = yr; yv[1] = yi;                                          \
-        memcpy(&x, xv, sizeof x);                                                                \
-        memcpy(&y, yv, sizeof y);                                                                \
-        r = CPOW(x, y);                                                                          \
-        memcpy(rv, &r, sizeof rv);                                                               \
-        *r0 = rv[0];                                                                             \
-        *r1 = rv[1];                                                                             \
+#define CT__CXPOW(T, Z, CPOW) \
+    static void ct__cxpow_##T(T xr, T xi, T yr, T yi, T *r0, T *r1) { \
+        T xv[2], yv[2], rv[2]; \
+        Z x, y, r; \
+        xv[0] = xr; xv[1] = xi; yv[0] = yr; yv[1] = yi; \
+        memcpy(&x, xv, sizeof x); \
+        memcpy(&y, yv, sizeof y); \
+        r = CPOW(x, y); \
+        memcpy(rv, &r, sizeof rv); \
+        *r0 = rv[0]; \
+        *r1 = rv[1]; \
     }
 #ifdef __cplusplus
 CT__CXPOW(float, ct__zf, std::pow)
@@ -7675,25 +7675,25 @@ CT__CXPOW(double, ct__zd, std::pow)
 CT__CXPOW(float, ct__zf, cpowf)
 CT__CXPOW(double, ct__zd, cpow)
 #endif
-#define CT__CXBIN(fname, T)                                                                      \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
-        int op = (int)a->i[3];                                                                   \
-        T al = (T)a->s[0];                                                                       \
-        CT__CX_AVX_TRY(T)                                                                        \
-        if (op == CT__OP_ADD) CT__CXBIN_LOOP(T, (r0 = xr + al * yr, r1 = xi + al * yi));         \
-        else if (op == CT__OP_SUB) CT__CXBIN_LOOP(T, (r0 = xr - al * yr, r1 = xi - al * yi));    \
+#define CT__CXBIN(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int op = (int)a->i[3]; \
+        T al = (T)a->s[0]; \
+        CT__CX_AVX_TRY(T) \
+        if (op == CT__OP_ADD) CT__CXBIN_LOOP(T, (r0 = xr + al * yr, r1 = xi + al * yi)); \
+        else if (op == CT__OP_SUB) CT__CXBIN_LOOP(T, (r0 = xr - al * yr, r1 = xi - al * yi)); \
         else if (op == CT__OP_MUL) CT__CXBIN_LOOP(T, (r0 = xr * yr - xi * yi, r1 = xr * yi + xi * yr)); \
-        else if (op == CT__OP_POW) CT__CXBIN_LOOP(T, ct__cxpow_##T(xr, xi, yr, yi, &r0, &r1));   \
+        else if (op == CT__OP_POW) CT__CXBIN_LOOP(T, ct__cxpow_##T(xr, xi, yr, yi, &r0, &r1)); \
         else CT__CXBIN_LOOP(T, (r0 = (xr * yr + xi * yi) / (yr * yr + yi * yi), r1 = (xi * yr - xr * yi) / (yr * yr + yi * yi))); \
     }
 #ifdef CT__CX_AVX
-#define CT__CX_AVX_TRY(T)                                                                       \
+#define CT__CX_AVX_TRY(T) \
         char *q_[3];   /* the rest after the vector steps (lives as long as p points at it) */ \
         if (sizeof(T) == 4 && (op == CT__OP_MUL || op == CT__OP_DIV) && s[0] == 8 && s[1] == 8 && s[2] == 8) { \
             int64_t done_ = ct__cx_muldiv_avx(op == CT__OP_DIV, (const float *)p[1], (const float *)p[2], (float *)p[0], n); \
-            for (int j_ = 0; j_ < 3; j_++) q_[j_] = p[j_] + done_ * 8;                          \
-            p = q_;                                                                             \
-            n -= done_;                                                                         \
+            for (int j_ = 0; j_ < 3; j_++) q_[j_] = p[j_] + done_ * 8; \
+            p = q_; \
+            n -= done_; \
         }
 #else
 #define CT__CX_AVX_TRY(T)
@@ -7719,50 +7719,50 @@ CT__CXUN(ct__cx_un_c128, double)
    do): square and integral powers by the schoolbook product, reciprocal as
    conj(z) / |z|^2, rsqrt as reciprocal(sqrt), sigmoid as reciprocal(1 + e^-z) with
    e^(a+bi) = e^a (cos b + i sin b), sgn as z / sqrt(a^2 + b^2) (0 where that is 0) */
-#define CT__CX_PT(fname, T, Z, SQRT, EXP, COS, SIN)                                              \
-    static void fname(int op, T e, const char *px, T *o) {                                     \
-        T x[2], v[2];                                                                          \
-        memcpy(x, px, sizeof x);                                                               \
-        if (op == CT__OP_SGN) {                                                                \
-            T m = SQRT(x[0] * x[0] + x[1] * x[1]);                                             \
-            v[0] = m == 0 ? 0 : x[0] / m;                                                      \
-            v[1] = m == 0 ? 0 : x[1] / m;                                                      \
-        } else if (op == CT__OP_SQUARE || (op == CT__OP_POW_SCALAR && (e == 2 || e == 3))) {   \
-            v[0] = x[0] * x[0] - x[1] * x[1];                                                  \
-            v[1] = x[0] * x[1] + x[1] * x[0];                                                  \
-            if (op == CT__OP_POW_SCALAR && e == 3) {                                           \
-                T r0 = v[0] * x[0] - v[1] * x[1];                                              \
-                v[1] = v[0] * x[1] + v[1] * x[0];                                              \
-                v[0] = r0;                                                                     \
-            }                                                                                  \
-        } else if (op == CT__OP_POW_SCALAR && e != -1) {                                       \
-            Z z, w;                                                                            \
-            memcpy(&z, x, sizeof z);                                                           \
-            w = e == 0.5 ? CT__ZC(csqrt, z) : ct__cpow_##T(z, e);                              \
-            memcpy(v, &w, sizeof v);                                                           \
-        } else {                                                                               \
-            if (op == CT__OP_RSQRT) {                                                          \
-                Z z, w;                                                                        \
-                memcpy(&z, x, sizeof z);                                                       \
-                w = CT__ZC(csqrt, z);                                                          \
-                memcpy(x, &w, sizeof x);                                                       \
-            } else if (op == CT__OP_SIGMOID || op == CT__OP_SILU) {                            \
-                T m = EXP(-x[0]), b = -x[1], z0 = x[0], z1 = x[1];                             \
-                x[0] = 1 + m * COS(b);                                                         \
-                x[1] = m * SIN(b);                                                             \
-                if (op == CT__OP_SILU) { /* z / (1 + e^-z), as the division op computes */     \
-                    T q = x[0] * x[0] + x[1] * x[1];                                           \
-                    v[0] = (z0 * x[0] + z1 * x[1]) / q;                                        \
-                    v[1] = (z1 * x[0] - z0 * x[1]) / q;                                        \
-                    memcpy(o, v, sizeof v);                                                    \
-                    return;                                                                    \
-                }                                                                              \
-            }                                                                                  \
-            T q = x[0] * x[0] + x[1] * x[1];                                                   \
-            v[0] = x[0] / q;                                                                   \
-            v[1] = -x[1] / q;                                                                  \
-        }                                                                                      \
-        memcpy(o, v, sizeof v);                                                                \
+#define CT__CX_PT(fname, T, Z, SQRT, EXP, COS, SIN) \
+    static void fname(int op, T e, const char *px, T *o) { \
+        T x[2], v[2]; \
+        memcpy(x, px, sizeof x); \
+        if (op == CT__OP_SGN) { \
+            T m = SQRT(x[0] * x[0] + x[1] * x[1]); \
+            v[0] = m == 0 ? 0 : x[0] / m; \
+            v[1] = m == 0 ? 0 : x[1] / m; \
+        } else if (op == CT__OP_SQUARE || (op == CT__OP_POW_SCALAR && (e == 2 || e == 3))) { \
+            v[0] = x[0] * x[0] - x[1] * x[1]; \
+            v[1] = x[0] * x[1] + x[1] * x[0]; \
+            if (op == CT__OP_POW_SCALAR && e == 3) { \
+                T r0 = v[0] * x[0] - v[1] * x[1]; \
+                v[1] = v[0] * x[1] + v[1] * x[0]; \
+                v[0] = r0; \
+            } \
+        } else if (op == CT__OP_POW_SCALAR && e != -1) { \
+            Z z, w; \
+            memcpy(&z, x, sizeof z); \
+            w = e == 0.5 ? CT__ZC(csqrt, z) : ct__cpow_##T(z, e); \
+            memcpy(v, &w, sizeof v); \
+        } else { \
+            if (op == CT__OP_RSQRT) { \
+                Z z, w; \
+                memcpy(&z, x, sizeof z); \
+                w = CT__ZC(csqrt, z); \
+                memcpy(x, &w, sizeof x); \
+            } else if (op == CT__OP_SIGMOID || op == CT__OP_SILU) { \
+                T m = EXP(-x[0]), b = -x[1], z0 = x[0], z1 = x[1]; \
+                x[0] = 1 + m * COS(b); \
+                x[1] = m * SIN(b); \
+                if (op == CT__OP_SILU) { /* z / (1 + e^-z), as the division op computes */ \
+                    T q = x[0] * x[0] + x[1] * x[1]; \
+                    v[0] = (z0 * x[0] + z1 * x[1]) / q; \
+                    v[1] = (z1 * x[0] - z0 * x[1]) / q; \
+                    memcpy(o, v, sizeof v); \
+                    return; \
+                } \
+            } \
+            T q = x[0] * x[0] + x[1] * x[1]; \
+            v[0] = x[0] / q; \
+            v[1] = -x[1] / q; \
+        } \
+        memcpy(o, v, sizeof v); \
     }
 #ifdef __cplusplus
 static ct__zf ct__cpow_float(ct__zf z, float e) { return std::pow(z, ct__zf(e, 0.0f)); }
@@ -7774,53 +7774,53 @@ static ct__zd ct__cpow_double(ct__zd z, double e) { return cpow(z, e); }
 CT__CX_PT(ct__cx_pt_float, float, ct__zf, sqrtf, expf, cosf, sinf)
 CT__CX_PT(ct__cx_pt_double, double, ct__zd, sqrt, exp, cos, sin)
 static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n);
-#define CT__CXMATH(fname, T, Z)                                                                 \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
-        int op = (int)a->i[3];                                                                 \
-        int64_t k = 0;                                                                         \
-        if (sizeof(T) == 4 && op == CT__OP_EXP && s[0] == 8 && s[1] == 8) {                    \
-            /* contiguous complex64 exp: 16 lanes at once; the lanes it leaves (huge or       \
-               non-finite parts) are redone by the C library below */                          \
-            int64_t done = ct__cx_exp_vec((const float *)p[1], (float *)p[0], n);            \
-            for (; k < done; k++) {                                                            \
-                const float *xk = (const float *)p[1] + 2 * k;                                 \
-                if (fabsf(xk[0]) <= 88.0f && fabsf(xk[1]) <= 8192.0f) continue;                \
-                Z z, r;                                                                        \
-                memcpy((void *)&z, (const void *)xk, sizeof z);                                \
-                r = CT__ZC(cexp, z);                                                           \
-                memcpy(p[0] + k * 8, &r, sizeof r);                                            \
-            }                                                                                  \
-        }                                                                                      \
-        for (; k < n; k++) {                                                                   \
-            T *o = (T *)(p[0] + k * s[0]), v[2];                                              \
-            Z z, r;                                                                            \
-            memcpy(&z, p[1] + k * s[1], sizeof z);                                             \
-            switch (op) {                                                                      \
-            case CT__OP_EXP: r = CT__ZC(cexp, z); break;                                       \
-            case CT__OP_LOG: r = CT__ZC(clog, z); break;                                       \
+#define CT__CXMATH(fname, T, Z) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int op = (int)a->i[3]; \
+        int64_t k = 0; \
+        if (sizeof(T) == 4 && op == CT__OP_EXP && s[0] == 8 && s[1] == 8) { \
+            /* contiguous complex64 exp: 16 lanes at once; the lanes it leaves (huge or \
+               non-finite parts) are redone by the C library below */ \
+            int64_t done = ct__cx_exp_vec((const float *)p[1], (float *)p[0], n); \
+            for (; k < done; k++) { \
+                const float *xk = (const float *)p[1] + 2 * k; \
+                if (fabsf(xk[0]) <= 88.0f && fabsf(xk[1]) <= 8192.0f) continue; \
+                Z z, r; \
+                memcpy((void *)&z, (const void *)xk, sizeof z); \
+                r = CT__ZC(cexp, z); \
+                memcpy(p[0] + k * 8, &r, sizeof r); \
+            } \
+        } \
+        for (; k < n; k++) { \
+            T *o = (T *)(p[0] + k * s[0]), v[2]; \
+            Z z, r; \
+            memcpy(&z, p[1] + k * s[1], sizeof z); \
+            switch (op) { \
+            case CT__OP_EXP: r = CT__ZC(cexp, z); break; \
+            case CT__OP_LOG: r = CT__ZC(clog, z); break; \
             case CT__OP_LOG2: r = CT__ZC(clog, z) / (T)0.693147180559945309417232121458176568; break; \
             case CT__OP_LOG10: r = CT__ZC(clog, z) / (T)2.30258509299404568401799145468436421; break; \
-            case CT__OP_SQRT: r = CT__ZC(csqrt, z); break;                                     \
-            case CT__OP_SIN: r = CT__ZC(csin, z); break;                                       \
-            case CT__OP_COS: r = CT__ZC(ccos, z); break;                                       \
-            case CT__OP_TAN: r = CT__ZC(ctan, z); break;                                       \
-            case CT__OP_ASIN: r = CT__ZC(casin, z); break;                                     \
-            case CT__OP_ACOS: r = CT__ZC(cacos, z); break;                                     \
-            case CT__OP_ATAN: r = CT__ZC(catan, z); break;                                     \
-            case CT__OP_SINH: r = CT__ZC(csinh, z); break;                                     \
-            case CT__OP_ASINH: r = CT__ZC(casinh, z); break;                                   \
-            case CT__OP_ACOSH: r = CT__ZC(cacosh, z); break;                                   \
-            case CT__OP_ATANH: r = CT__ZC(catanh, z); break;                                   \
-            case CT__OP_COSH: r = CT__ZC(ccosh, z); break;                                     \
-            case CT__OP_TANH: r = CT__ZC(ctanh, z); break;                                     \
+            case CT__OP_SQRT: r = CT__ZC(csqrt, z); break; \
+            case CT__OP_SIN: r = CT__ZC(csin, z); break; \
+            case CT__OP_COS: r = CT__ZC(ccos, z); break; \
+            case CT__OP_TAN: r = CT__ZC(ctan, z); break; \
+            case CT__OP_ASIN: r = CT__ZC(casin, z); break; \
+            case CT__OP_ACOS: r = CT__ZC(cacos, z); break; \
+            case CT__OP_ATAN: r = CT__ZC(catan, z); break; \
+            case CT__OP_SINH: r = CT__ZC(csinh, z); break; \
+            case CT__OP_ASINH: r = CT__ZC(casinh, z); break; \
+            case CT__OP_ACOSH: r = CT__ZC(cacosh, z); break; \
+            case CT__OP_ATANH: r = CT__ZC(catanh, z); break; \
+            case CT__OP_COSH: r = CT__ZC(ccosh, z); break; \
+            case CT__OP_TANH: r = CT__ZC(ctanh, z); break; \
             case CT__OP_SQUARE: case CT__OP_POW_SCALAR: case CT__OP_SIGMOID: case CT__OP_SILU: case CT__OP_RSQRT: \
             case CT__OP_RECIPROCAL: case CT__OP_SGN: ct__cx_pt_##T(op, (T)a->s[0], p[1] + k * s[1], o); continue; \
             case CT__OP_ABS: v[0] = CT__ZC(cabs, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
             case CT__OP_ANGLE: v[0] = CT__ZC(carg, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
-            default: r = z; break;                                                             \
-            }                                                                                  \
-            memcpy(o, &r, sizeof r);                                                           \
-        }                                                                                      \
+            default: r = z; break; \
+            } \
+            memcpy(o, &r, sizeof r); \
+        } \
     }
 CT__CXMATH(ct__cx_math_c64, float, ct__zf)
 CT__CXMATH(ct__cx_math_c128, double, ct__zd)
@@ -8259,19 +8259,19 @@ static int64_t ct__cx_abs_avx(const float *x, float *o, int64_t n) {
 #else
 #define CT__CXABS_AVX(T, x, o, n) 0
 #endif
-#define CT__CXABS(fname, T, DIRECT)                                                              \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
-        int angle = a->i[3] == CT__OP_ANGLE;                                                   \
-        if (!angle && s[0] == (int64_t)sizeof(T) && s[1] == 2 * (int64_t)sizeof(T)) {            \
-            T *o = (T *)p[0];                                                                  \
-            const T *x = (const T *)p[1];                                                      \
+#define CT__CXABS(fname, T, DIRECT) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int angle = a->i[3] == CT__OP_ANGLE; \
+        if (!angle && s[0] == (int64_t)sizeof(T) && s[1] == 2 * (int64_t)sizeof(T)) { \
+            T *o = (T *)p[0]; \
+            const T *x = (const T *)p[1]; \
             for (int64_t k = CT__CXABS_AVX(T, x, o, n); k < n; k++) o[k] = DIRECT(x[2 * k], x[2 * k + 1]); \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t k = 0; k < n; k++) {                                                      \
-            const T *x = (const T *)(p[1] + k * s[1]);                                         \
+            return; \
+        } \
+        for (int64_t k = 0; k < n; k++) { \
+            const T *x = (const T *)(p[1] + k * s[1]); \
             *(T *)(p[0] + k * s[0]) = angle ? (T)atan2((double)x[1], (double)x[0]) : DIRECT(x[0], x[1]); \
-        }                                                                                      \
+        } \
     }
 CT__INLINE float ct__abs_c64(float re, float im) { return (float)sqrt((double)re * re + (double)im * im); }
 CT__INLINE double ct__abs_c128(double re, double im) {
@@ -8281,24 +8281,24 @@ CT__INLINE double ct__abs_c128(double re, double im) {
 CT__CXABS(ct__cx_abs_c64, float, ct__abs_c64)
 CT__CXABS(ct__cx_abs_c128, double, ct__abs_c128)
 /* eq, ne (both parts), isnan, isinf (either part), isfinite (both parts) into bool */
-#define CT__CXPRED(fname, T)                                                                     \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
-        int op = (int)a->i[3];                                                                 \
-        for (int64_t k = 0; k < n; k++) {                                                      \
-            const T *x = (const T *)(p[1] + k * s[1]);                                         \
-            uint8_t r;                                                                         \
-            if (op == CT__OP_EQ || op == CT__OP_NE) {                                          \
-                const T *y = (const T *)(p[2] + k * s[2]);                                     \
-                r = (uint8_t)((x[0] == y[0] && x[1] == y[1]) == (op == CT__OP_EQ));            \
-            } else if (op == CT__OP_ISNAN) {                                                   \
-                r = x[0] != x[0] || x[1] != x[1];                                              \
-            } else if (op == CT__OP_ISINF) {                                                   \
-                r = fabs((double)x[0]) == INFINITY || fabs((double)x[1]) == INFINITY;          \
-            } else {                                                                           \
-                r = fabs((double)x[0]) < INFINITY && fabs((double)x[1]) < INFINITY;            \
-            }                                                                                  \
-            *(uint8_t *)(p[0] + k * s[0]) = r;                                                 \
-        }                                                                                      \
+#define CT__CXPRED(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int op = (int)a->i[3]; \
+        for (int64_t k = 0; k < n; k++) { \
+            const T *x = (const T *)(p[1] + k * s[1]); \
+            uint8_t r; \
+            if (op == CT__OP_EQ || op == CT__OP_NE) { \
+                const T *y = (const T *)(p[2] + k * s[2]); \
+                r = (uint8_t)((x[0] == y[0] && x[1] == y[1]) == (op == CT__OP_EQ)); \
+            } else if (op == CT__OP_ISNAN) { \
+                r = x[0] != x[0] || x[1] != x[1]; \
+            } else if (op == CT__OP_ISINF) { \
+                r = fabs((double)x[0]) == INFINITY || fabs((double)x[1]) == INFINITY; \
+            } else { \
+                r = fabs((double)x[0]) < INFINITY && fabs((double)x[1]) < INFINITY; \
+            } \
+            *(uint8_t *)(p[0] + k * s[0]) = r; \
+        } \
     }
 CT__CXPRED(ct__cx_pred_c64, float)
 CT__CXPRED(ct__cx_pred_c128, double)
@@ -16086,29 +16086,29 @@ static int64_t ct__scalar_i64(double v) { return ct__f2i64(v); }
 /* complex GEMM, C = alpha A B + beta C (alpha, beta real; strides in complex
    elements): cblas_cgemm/zgemm with CTENSOR_BLAS when the layouts allow, else a
    row-at-a-time kernel (C's rows stay in cache; B is read by rows) */
-#define CT__GEMM_CX(fname, T)                                                                    \
+#define CT__GEMM_CX(fname, T) \
     static void fname(int64_t M, int64_t N, int64_t K, T al, const T *A, int64_t rsa, int64_t csa, \
-                      const T *B, int64_t rsb, int64_t csb, T be, T *C, int64_t ldc) {             \
-        for (int64_t i = 0; i < M; i++) {                                                        \
-            T *c = C + 2 * i * ldc;                                                              \
-            for (int64_t j = 0; j < 2 * N; j++) c[j] = be == 0 ? (T)0 : be * c[j];               \
-            for (int64_t k = 0; k < K; k++) {                                                    \
-                const T *a = A + 2 * (i * rsa + k * csa), *b = B + 2 * k * rsb;                 \
-                T ar = al * a[0], ai = al * a[1];                                                \
-                if (csb == 1)                                                                    \
-                    for (int64_t j = 0; j < N; j++) {                                            \
-                        T br = b[2 * j], bi = b[2 * j + 1];                                      \
-                        c[2 * j] += ar * br - ai * bi;                                           \
-                        c[2 * j + 1] += ar * bi + ai * br;                                       \
-                    }                                                                            \
-                else                                                                             \
-                    for (int64_t j = 0; j < N; j++) {                                            \
-                        T br = b[2 * j * csb], bi = b[2 * j * csb + 1];                          \
-                        c[2 * j] += ar * br - ai * bi;                                           \
-                        c[2 * j + 1] += ar * bi + ai * br;                                       \
-                    }                                                                            \
-            }                                                                                    \
-        }                                                                                        \
+                      const T *B, int64_t rsb, int64_t csb, T be, T *C, int64_t ldc) { \
+        for (int64_t i = 0; i < M; i++) { \
+            T *c = C + 2 * i * ldc; \
+            for (int64_t j = 0; j < 2 * N; j++) c[j] = be == 0 ? (T)0 : be * c[j]; \
+            for (int64_t k = 0; k < K; k++) { \
+                const T *a = A + 2 * (i * rsa + k * csa), *b = B + 2 * k * rsb; \
+                T ar = al * a[0], ai = al * a[1]; \
+                if (csb == 1) \
+                    for (int64_t j = 0; j < N; j++) { \
+                        T br = b[2 * j], bi = b[2 * j + 1]; \
+                        c[2 * j] += ar * br - ai * bi; \
+                        c[2 * j + 1] += ar * bi + ai * br; \
+                    } \
+                else \
+                    for (int64_t j = 0; j < N; j++) { \
+                        T br = b[2 * j * csb], bi = b[2 * j * csb + 1]; \
+                        c[2 * j] += ar * br - ai * bi; \
+                        c[2 * j + 1] += ar * bi + ai * br; \
+                    } \
+            } \
+        } \
     }
 CT__GEMM_CX(ct__gemm_c64, float)
 CT__GEMM_CX(ct__gemm_c128, double)
