@@ -6689,8 +6689,8 @@ static ct__loop_fn ct__ew_loop(const ct__loop_fn *tab, ct_dtype dt, int nop, int
 /* ---- vectorizable float math ----
    libm's expf/tanhf/erff are scalar calls the compiler cannot vectorize. These
    are branch-free (selects only) so loops over them vectorize; errors are within
-   2 ulp of the correctly rounded result over the float range (tests compare with
-   PyTorch at rtol 1e-5). Special values: NaN propagates, exp overflows to inf and
+   2 ulp of the correctly rounded result over the float range (atan 2.2; each kernel
+   gives its own; tests compare with PyTorch at rtol 1e-5). Special values: NaN propagates, exp overflows to inf and
    underflows to 0 (inputs below -87.3 give 0 instead of a subnormal). */
 CT__INLINE float ct__bits2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 /* a * b + c in one rounding where fmaf is fast (ISO C modes do not contract a * b + c) */
@@ -6951,11 +6951,10 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
-/* Cephes' logf core: log(u) + c for positive finite u, u = 2^e m with m in
-   [sqrt(1/2), sqrt(2)) and a polynomial in m - 1, ln 2 in two parts. esub is
-   subtracted from the exponent (24 where the caller scaled a subnormal u by 2^24).
-   No special values: the callers select those */
-CT__INLINE ct__vf ct__v_logc(ct__vf u, ct__vi esub, ct__vf c) {
+/* Cephes' logf core for positive finite u = 2^e m, m in [sqrt(1/2), sqrt(2)): sets
+   *ef = e (less esub: 24 where the caller scaled a subnormal u by 2^24) and *fo = f
+   = m - 1; returns f^3 P(f), so that log m = f - f^2 / 2 + f^3 P(f) */
+CT__INLINE ct__vf ct__v_logp(ct__vf u, ct__vi esub, ct__vf *eo, ct__vf *fo) {
     ct__vf one = CT__VSPLAT(1.0f);
     ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127) - esub;
     ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
@@ -6972,19 +6971,41 @@ CT__INLINE ct__vf ct__v_logc(ct__vf u, ct__vi esub, ct__vf c) {
     p = ct__vfma(p, f, CT__VSPLAT(2.0000714765e-1f));
     p = ct__vfma(p, f, CT__VSPLAT(-2.4999993993e-1f));
     p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
-    ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
-    y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
+    *eo = ef;
+    *fo = f;
+    return f * z * p;
+}
+/* log(u) + c, ln 2 in two parts; no special values: the callers select those */
+CT__INLINE ct__vf ct__v_logc(ct__vf u, ct__vi esub, ct__vf c) {
+    ct__vf ef, f, y = ct__v_logp(u, esub, &ef, &f);
+    y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), y);
+    y = ct__vfma(f * f, CT__VSPLAT(-0.5f), y);
     return ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
 }
-/* log: the same core, subnormals scaled by 2^24 first; 0 -> -inf, inf -> inf,
-   negative -> NaN, NaN kept */
-CT__INLINE ct__vf ct__v_log(ct__vf x) {
-    ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
-    ct__vf r = ct__v_logc(ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x), sub & CT__ISPLAT(24), CT__VSPLAT(0.0f));
+/* log's special values: inf, 0 -> -inf, negative -> NaN, NaN kept */
+CT__INLINE ct__vf ct__v_logsp(ct__vf x, ct__vf r) {
     r = ct__vsel(x == CT__VSPLAT(INFINITY), x, r);
     r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);
     r = ct__vsel(x < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);
     return ct__vsel(x != x, x, r);
+}
+/* log: the same core, subnormals scaled by 2^24 first; 0 -> -inf, inf -> inf,
+   negative -> NaN, NaN kept */
+#define CT__V_LOGSUB(x) ct__vi sub = x < CT__VSPLAT(1.17549435e-38f); ct__vf u = ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x)
+CT__INLINE ct__vf ct__v_log(ct__vf x) {
+    CT__V_LOGSUB(x);
+    return ct__v_logsp(x, ct__v_logc(u, sub & CT__ISPLAT(24), CT__VSPLAT(0.0f)));
+}
+/* log2 (c = log2 e, l2 = 1) and log10 (c = log10 e, l2 = log10 2): (f + y) c + e l2
+   with f + y split into fy + lo exactly and c, l2 in two parts (ch + cl, lh + ll).
+   Within 0.93 ulp (log2) and 0.88 (log10) with FMA, 1.41 and 1.4 without */
+CT__INLINE ct__vf ct__v_logb(ct__vf x, float ch, float cl, float lh, float ll) {
+    CT__V_LOGSUB(x);
+    ct__vf ef, f, y = ct__v_logp(u, sub & CT__ISPLAT(24), &ef, &f);
+    y = ct__vfma(f * f, CT__VSPLAT(-0.5f), y);
+    ct__vf fy = f + y, lo = (f - fy) + y;
+    ct__vf r = ct__vfma(fy, CT__VSPLAT(cl), ct__vfma(lo, CT__VSPLAT(ch), ef * CT__VSPLAT(ll)));
+    return ct__v_logsp(x, ct__vfma(ef, CT__VSPLAT(lh), ct__vfma(fy, CT__VSPLAT(ch), r)));
 }
 /* xlogy as ct__xlogyf: NaN y propagates, then x = 0 gives 0 */
 CT__INLINE ct__vf ct__v_xlogy(ct__vf x, ct__vf y) {
@@ -7186,6 +7207,63 @@ CT__INLINE ct__vf ct__v_sqrt(ct__vf x) {
 }
 CT__UVLOOP(ct__uv_sqrt, ct__v_sqrt(v))
 CT__UVLOOP(ct__uv_rsqrt, CT__VSPLAT(1.0f) / ct__v_sqrt(v))
+#define CT__VSIGN(r, x) (ct__vf)((ct__vi)(r) | ((ct__vi)(x) & CT__ISPLAT((int32_t)0x80000000)))
+/* atan: Cephes' atanf (|x| > tan 3pi/8: pi/2 + atan(-1/|x|); > tan pi/8: pi/4 +
+   atan((|x| - 1) / (|x| + 1)); one division), the sign of x; within 2.11 ulp */
+CT__INLINE ct__vf ct__v_atan(ct__vf x) {
+    ct__vf a = ct__vabs(x), one = CT__VSPLAT(1.0f), zero = CT__VSPLAT(0.0f);
+    ct__vi big = a > CT__VSPLAT(2.41421356f), mid = a > CT__VSPLAT(0.414213562f);
+    ct__vf t = ct__vsel(big, -one, ct__vsel(mid, a - one, a)) / ct__vsel(big, a, ct__vsel(mid, a + one, one));
+    ct__vf y0 = ct__vsel(big, CT__VSPLAT(1.57079637f), ct__vsel(mid, CT__VSPLAT(0.785398185f), zero));
+    ct__vf y1 = ct__vsel(big, CT__VSPLAT(-4.37113883e-8f), ct__vsel(mid, CT__VSPLAT(-2.18556941e-8f), zero));
+    ct__vf z = t * t, p = CT__VSPLAT(8.05374449538e-2f);
+    p = ct__vfma(p, z, CT__VSPLAT(-1.38776856032e-1f));
+    p = ct__vfma(p, z, CT__VSPLAT(1.99777106478e-1f));
+    p = ct__vfma(p, z, CT__VSPLAT(-3.33329491539e-1f));
+    return CT__VSIGN(y0 + (t + ct__vfma(p * z, t, y1)), x);
+}
+/* asin (acos 0) and acos (1): Cephes' asinf polynomial on |s| <= 1/2, |x| > 1/2
+   through s = sqrt((1 - |x|) / 2); pi and pi/2 in two parts. Within 1.91 (asin) and
+   1.28 ulp (acos); |x| > 1 and NaN give NaN */
+CT__INLINE ct__vf ct__v_asincos(ct__vf x, int acos) {
+    ct__vf a = ct__vabs(x), h = CT__VSPLAT(0.5f);
+    ct__vi big = a > h;
+    ct__vf z = ct__vsel(big, h - h * a, x * x), s = ct__vsel(big, ct__v_sqrt(z), acos ? x : a);
+    ct__vf p = CT__VSPLAT(4.2163199048e-2f), ph = CT__VSPLAT(1.57079637f), pl = CT__VSPLAT(-4.37113883e-8f);
+    p = ct__vfma(p, z, CT__VSPLAT(2.4181311049e-2f));
+    p = ct__vfma(p, z, CT__VSPLAT(4.5470025998e-2f));
+    p = ct__vfma(p, z, CT__VSPLAT(7.4953002686e-2f));
+    p = ct__vfma(p, z, CT__VSPLAT(1.6666752422e-1f));
+    ct__vf r = ct__vfma(p * z, s, s), r2 = r + r;
+    if (!acos) return CT__VSIGN(ct__vsel(big, (ph - r2) + pl, r), x);
+    r2 = ct__vsel(x < CT__VSPLAT(0.0f), (ph + ph - r2) + (pl + pl), r2);
+    return ct__vsel(big, r2, (ph - r) + pl);
+}
+/* e^a / 2 for a >= 0 (exp's reduction, 2^(n - 1) in two factors): finite to 89.41 */
+CT__INLINE ct__vf ct__v_exph(ct__vf a) {
+    ct__vf t, n, p = ct__v_exp_red(ct__vsel(a > CT__VSPLAT(89.5f), CT__VSPLAT(89.5f), a), &t, &n) + CT__VSPLAT(1.0f);
+    ct__vi ni = (ct__vi)t - CT__ISPLAT(0x4b400001), n1 = ni >> 1, n2 = ni - n1;
+    return p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+}
+/* cosh e^|x| / 2 + e^-|x| / 2; sinh the difference, x + x^3 P(x^2) (Cephes' sinhf)
+   for |x| <= 1. Within 1.46 (cosh) and 1.62 ulp (sinh) */
+CT__INLINE ct__vf ct__v_cosh(ct__vf x) {
+    ct__vf e = ct__v_exph(ct__vabs(x));
+    return e + CT__VSPLAT(0.25f) / e;
+}
+CT__INLINE ct__vf ct__v_sinh(ct__vf x) {
+    ct__vf e = ct__v_exph(ct__vabs(x)), z = x * x, p = CT__VSPLAT(2.03721912945e-4f);
+    p = ct__vfma(p, z, CT__VSPLAT(8.33028376239e-3f));
+    p = ct__vfma(p, z, CT__VSPLAT(1.66667160211e-1f));
+    return ct__vsel(ct__vabs(x) > CT__VSPLAT(1.0f), CT__VSIGN(e - CT__VSPLAT(0.25f) / e, x), ct__vfma(p * z, x, x));
+}
+CT__UVLOOP(ct__uv_log2, ct__v_logb(v, 1.44269502f, 1.92596303e-8f, 1.0f, 0.0f))
+CT__UVLOOP(ct__uv_log10, ct__v_logb(v, 0.434294492f, -1.01030500e-8f, 0.301030010f, -1.43209888e-8f))
+CT__UVLOOP(ct__uv_atan, ct__v_atan(v))
+CT__UVLOOP(ct__uv_asin, ct__v_asincos(v, 0))
+CT__UVLOOP(ct__uv_acos, ct__v_asincos(v, 1))
+CT__UVLOOP(ct__uv_sinh, ct__v_sinh(v))
+CT__UVLOOP(ct__uv_cosh, ct__v_cosh(v))
 /* floor, ceil, trunc: the rounding instruction (floorf and friends stay calls) */
 #if defined(__AVX512F__)
 #define CT__VRND(x, m) (ct__vf)_mm512_roundscale_ps((__m512)(x), (m) | _MM_FROUND_NO_EXC)
@@ -7352,6 +7430,13 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(GELU)(case CT__OP_GELU: return ct__uv_gelu;)
     CT__WHEN_SEL(SQRT)(case CT__OP_SQRT: return ct__uv_sqrt;)
     CT__WHEN_SEL(RSQRT)(case CT__OP_RSQRT: return ct__uv_rsqrt;)
+    CT__WHEN_SEL(LOG2)(case CT__OP_LOG2: return ct__uv_log2;)
+    CT__WHEN_SEL(LOG10)(case CT__OP_LOG10: return ct__uv_log10;)
+    CT__WHEN_SEL(ATAN)(case CT__OP_ATAN: return ct__uv_atan;)
+    CT__WHEN_SEL(ASIN)(case CT__OP_ASIN: return ct__uv_asin;)
+    CT__WHEN_SEL(ACOS)(case CT__OP_ACOS: return ct__uv_acos;)
+    CT__WHEN_SEL(SINH)(case CT__OP_SINH: return ct__uv_sinh;)
+    CT__WHEN_SEL(COSH)(case CT__OP_COSH: return ct__uv_cosh;)
     CT__WHEN_SEL(SIN)(case CT__OP_SIN: return ct__uv_sin;)
     CT__WHEN_SEL(COS)(case CT__OP_COS: return ct__uv_cos;)
     CT__WHEN_SEL(TAN)(case CT__OP_TAN: return ct__uv_tan;)

@@ -11,8 +11,8 @@
    Threads: t1 / t2 (OpenMP: omp_set_num_threads; PyTorch: torch.set_num_threads).
    Each op returns a fresh result (one CT_SCOPE per op), as `c = a + b` in PyTorch.
    relu (a copy-like unary op) is the memory-bound reference for the activations
-   (exp, gelu, gelu_tanh, tanh, sigmoid, silu, log, sqrt, floor, sin): the same 8 bytes per element.
-   log and sqrt read |a| (|a.t()| transposed), made before timing.
+   (exp, gelu, gelu_tanh, tanh, sigmoid, silu, log, sqrt, floor, sin, atan, log2): the same 8
+   bytes per element. log, sqrt and log2 read |a| (|a.t()| transposed), made before timing.
    Line names: <op>_<size>_f32_<layout>_t<threads>, e.g. exp_1M_f32_contig_t1.
    The rate column is the minimum memory traffic (inputs read + output written)
    over the median time.
@@ -30,8 +30,8 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 
-typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX, OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN } op_kind;
-static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax", "relu", "gelu_tanh", "tanh", "sigmoid", "silu", "log", "sqrt", "floor", "sin"};
+typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX, OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN, OP_ATAN, OP_LOG2 } op_kind;
+static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax", "relu", "gelu_tanh", "tanh", "sigmoid", "silu", "log", "sqrt", "floor", "sin", "atan", "log2"};
 
 typedef struct job {
     op_kind op;
@@ -55,6 +55,8 @@ static ct_tensor *apply(const job *j) {
     case OP_SQRT: return ct_sqrt(j->x);
     case OP_FLOOR: return ct_floor(j->x);
     case OP_SIN: return ct_sin(j->x);
+    case OP_ATAN: return ct_atan(j->x);
+    case OP_LOG2: return ct_log2(j->x);
     case OP_SUM: return ct_sum(j->x);
 #ifdef CT_BENCH_HAVE_SOFTMAX
     case OP_SOFTMAX: return ct_softmax(j->x, -1);
@@ -89,7 +91,8 @@ int main(void) {
     int root = ct_scope_begin();
     static const struct { const char *label; int64_t n; } sizes[] = {{"1M", 1024}, {"16M", 4096}};
     static const op_kind ops[] = {OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX,
-                                  OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN};
+                                  OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU, OP_LOG, OP_SQRT, OP_FLOOR, OP_SIN,
+                                  OP_ATAN, OP_LOG2};
     static const char *const layouts[] = {"contig", "transposed", "mixed"};
     static const int threads[] = {1, 2};
 
@@ -112,7 +115,7 @@ int main(void) {
                 if (li == 2 && !binary) continue;         /* mixed: binary ops only */
                 if (li != 0 && op == OP_SOFTMAX) continue; /* softmax: last dim of contiguous */
                 job j = {op, li == 1 ? at : a, binary ? (li == 0 ? b : bt) : NULL};
-                if (op == OP_LOG || op == OP_SQRT) j.x = li == 1 ? pat : pa;   /* log, sqrt of |randn| */
+                if (op == OP_LOG || op == OP_SQRT || op == OP_LOG2) j.x = li == 1 ? pat : pa;   /* log, sqrt, log2 of |randn| */
                 char params[96];
                 const char *sh = n == 1024 ? "[1024,1024]" : "[4096,4096]";
                 if (li == 0) snprintf(params, sizeof params, "%s", sh);

@@ -32,6 +32,8 @@ OPS = {
     "sqrt": ("c = torch.sqrt(x)", False),   # of |a|, as log
     "floor": ("c = torch.floor(x)", False),
     "sin": ("c = torch.sin(x)", False),
+    "atan": ("c = torch.atan(x)", False),
+    "log2": ("c = torch.log2(x)", False),   # of |a|, as log
 }
 
 
@@ -51,7 +53,7 @@ def main():
                     if li != 0 and op == "softmax":
                         continue
                     x = at if li == 1 else a
-                    if op in ("log", "sqrt"):
+                    if op in ("log", "sqrt", "log2"):
                         x = x.abs()
                     y = (b if li == 0 else bt) if binary else None
                     params = (sh, sh + ".t()", "%s + %s.t()" % (sh, sh))[li]
