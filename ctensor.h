@@ -6991,17 +6991,22 @@ CT__INLINE ct__vf ct__v_logsp(ct__vf x, ct__vf r) {
 }
 /* log: the same core, subnormals scaled by 2^24 first; 0 -> -inf, inf -> inf,
    negative -> NaN, NaN kept */
-#define CT__V_LOGSUB(x) ct__vi sub = x < CT__VSPLAT(1.17549435e-38f); ct__vf u = ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x)
+CT__INLINE ct__vf ct__v_lognorm(ct__vf x, ct__vi *esub) {   /* *esub = 24 where scaled */
+    ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
+    *esub = sub & CT__ISPLAT(24);
+    return ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x);
+}
 CT__INLINE ct__vf ct__v_log(ct__vf x) {
-    CT__V_LOGSUB(x);
-    return ct__v_logsp(x, ct__v_logc(u, sub & CT__ISPLAT(24), CT__VSPLAT(0.0f)));
+    ct__vi es;
+    ct__vf u = ct__v_lognorm(x, &es);
+    return ct__v_logsp(x, ct__v_logc(u, es, CT__VSPLAT(0.0f)));
 }
 /* log2 (c = log2 e, l2 = 1) and log10 (c = log10 e, l2 = log10 2): (f + y) c + e l2
    with f + y split into fy + lo exactly and c, l2 in two parts (ch + cl, lh + ll).
    Within 0.93 ulp (log2) and 0.88 (log10) with FMA, 1.41 and 1.4 without */
 CT__INLINE ct__vf ct__v_logb(ct__vf x, float ch, float cl, float lh, float ll) {
-    CT__V_LOGSUB(x);
-    ct__vf ef, f, y = ct__v_logp(u, sub & CT__ISPLAT(24), &ef, &f);
+    ct__vi es;
+    ct__vf ef, f, u = ct__v_lognorm(x, &es), y = ct__v_logp(u, es, &ef, &f);
     y = ct__vfma(f * f, CT__VSPLAT(-0.5f), y);
     ct__vf fy = f + y, lo = (f - fy) + y;
     ct__vf r = ct__vfma(fy, CT__VSPLAT(cl), ct__vfma(lo, CT__VSPLAT(ch), ef * CT__VSPLAT(ll)));

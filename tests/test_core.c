@@ -201,7 +201,8 @@ TEST(test_unary_vector_ulp) {
         {"log2", ct_log2, log2, 1.45}, {"log10", ct_log10, log10, 1.45}, {"atan", ct_atan, atan, 2.15}, {"asin", ct_asin, asin, 1.95},
         {"acos", ct_acos, acos, 1.3}, {"sinh", ct_sinh, sinh, 1.65}, {"cosh", ct_cosh, cosh, 1.5}};
     static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f, 1.0000001f, -1.0000001f, 1e-40f, -1e-40f,
-                               88.7f, 89.4f, -89.4f, 89.5f, 3e38f, -3e38f, 2.41421356f, 0.414213562f};
+                               88.7f, 89.4f, -89.4f, 89.5f, 3e38f, -3e38f, 2.41421356f, 0.414213562f, 1e-45f, 3e-42f, 2.9e-39f,
+                               1.1e-38f};
     const int n = 20011, ns = (int)(sizeof sp / sizeof sp[0]);
     ct_tensor *x = ct_empty(CT_FLOAT32, n);
     float *xp = (float *)ct_data_ptr(x);
