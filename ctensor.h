@@ -6891,6 +6891,13 @@ CT__INLINE int ct__vany(ct__vi m) {
     return r;
 #endif
 }
+/* p 2^n as two factors 2^(n/2) 2^(n - n/2), so that n up to 254 (and down into the
+   subnormal results) needs no third; n from a shifter sum t = n + 1.5 2^23 (+ off) as
+   (ct__vi)t - 0x4b400000 - off */
+CT__INLINE ct__vf ct__v_ldexp2(ct__vf p, ct__vi n) {
+    ct__vi n1 = n >> 1, n2 = n - n1;
+    return p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+}
 /* exp's reduction: xc = n ln2 + r (t holds n in its low mantissa bits); returns
    expm1(r) = r + r^2 P(r), Cephes' expf polynomial */
 CT__INLINE ct__vf ct__v_exp_red(ct__vf xc, ct__vf *t_out, ct__vf *n_out) {
@@ -6915,8 +6922,7 @@ CT__INLINE ct__vf ct__v_exp(ct__vf x) {
 #if defined(__AVX512F__)
     ct__vf y = (ct__vf)_mm512_maskz_scalef_ps((__mmask16)0xffff, (__m512)p, (__m512)n);   /* p 2^n, one rounding, as below */
 #else
-    ct__vi ni = (ct__vi)t - CT__ISPLAT(0x4b400000), n1 = ni >> 1, n2 = ni - n1;
-    ct__vf y = p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+    ct__vf y = ct__v_ldexp2(p, (ct__vi)t - CT__ISPLAT(0x4b400000));
 #endif
     y = ct__vsel(above, CT__VSPLAT(INFINITY), y);
     y = ct__vsel(below, CT__VSPLAT(0.0f), y);
@@ -6933,9 +6939,7 @@ CT__INLINE ct__vf ct__v_exp2(ct__vf x) {
     ct__vf tt = xc + CT__VSPLAT(12582912.0f), n = tt - CT__VSPLAT(12582912.0f), f = xc - n, t, n0;
     ct__vf r = ct__vfma(f, CT__VSPLAT(0.693145751953125f), f * CT__VSPLAT(1.428606765330187e-06f));
     ct__vf p = ct__v_exp_red(r, &t, &n0) + CT__VSPLAT(1.0f);
-    ct__vi ni = (ct__vi)tt - CT__ISPLAT(0x4b400000), n1 = ni >> 1, n2 = ni - n1;
-    ct__vf y = p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
-    return ct__vsel(nan, x, y);
+    return ct__vsel(nan, x, ct__v_ldexp2(p, (ct__vi)tt - CT__ISPLAT(0x4b400000)));
 }
 CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     ct__vf a = ct__vabs(x), z = x * x;
@@ -7247,8 +7251,7 @@ CT__INLINE ct__vf ct__v_asincos(ct__vf x, int acos) {
 /* e^a / 2 for a >= 0 (exp's reduction, 2^(n - 1) in two factors): finite to 89.41 */
 CT__INLINE ct__vf ct__v_exph(ct__vf a) {
     ct__vf t, n, p = ct__v_exp_red(ct__vsel(a > CT__VSPLAT(89.5f), CT__VSPLAT(89.5f), a), &t, &n) + CT__VSPLAT(1.0f);
-    ct__vi ni = (ct__vi)t - CT__ISPLAT(0x4b400001), n1 = ni >> 1, n2 = ni - n1;
-    return p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+    return ct__v_ldexp2(p, (ct__vi)t - CT__ISPLAT(0x4b400001));
 }
 /* cosh e^|x| / 2 + e^-|x| / 2; sinh the difference, x + x^3 P(x^2) (Cephes' sinhf)
    for |x| <= 1. Within 1.46 (cosh) and 1.62 ulp (sinh) */

@@ -502,8 +502,7 @@ CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a0) {   /* ct__sp_ndtrf, lane by lane */
     CT__SP_EXP_P(CT__SP_STEP)
 #undef CT__SP_STEP
     ct__vf m = half * t * (ct__vfma(q, r * r, r) + one);
-    ct__vi ni = (ct__vi)tt - CT__ISPLAT(0x4b400000), n1 = ni >> 1, n2 = ni - n1;
-    ct__vf y = m * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+    ct__vf y = ct__v_ldexp2(m, (ct__vi)tt - CT__ISPLAT(0x4b400000));
     y = ct__vsel(z > CT__SP_VSPLAT(10.0f), CT__SP_VSPLAT(0.0f), y);
     ct__vf x2 = x * x;
 #define CT__SP_STEP(c) s = ct__vfma(s, x2, CT__SP_VSPLAT(c));
