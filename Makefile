@@ -208,8 +208,11 @@ conformance: $(BUILD)/tests/conformance
 # build too for the tests linked to tests/ct_impl.c: the others would compile the
 # implementation a third time for what the ASan build already runs), conformance,
 # compile tests, fuzz smoke runs. tests/run_suite.sh sums the "N passed, N failed" lines.
+# A plain `make test` builds with one job per core (at most 4: each ASan compile of the
+# implementation takes 1.4 GB); a -j given on the command line is kept.
+TEST_JOBS := $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
 test: deps deps-aarch64
-	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) test-run
 test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS) \
       $(BUILD)/jit_lite/jit_lite $(BUILD)/jit_lite/allocs
