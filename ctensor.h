@@ -18255,7 +18255,8 @@ static int ct__bw_copysign(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
 }
 static int ct__bw_xlogy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct_xlogy(ct_to(ct_ne_scalar(A, 0.0), gout[0]->dtype), B)))) return -1;
+    /* PyTorch's xlogy(grad, y), 0 where x == 0 and y <= 0: log y at x = 0 too */
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_where_scalar(ct_logical_not(ct_logical_and(ct_eq_scalar(A, 0.0), ct_le_scalar(B, 0.0))), ct_xlogy(gout[0], B), 0.0))) return -1;
     if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_div(A, B)))) return -1;
     return 0;
 }

@@ -94,4 +94,5 @@ extern const conf_op conf_ops_complex[];
 extern const conf_op conf_ops_composite[];
 extern const conf_op conf_ops_nn_resample[];
 extern const conf_op conf_ops_nn_transformer[];
+extern const conf_op conf_ops_special[];
 #endif

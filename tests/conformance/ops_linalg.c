@@ -8,7 +8,7 @@
      eigh / svd: the largest-|entry| of each eigenvector / U column positive, the
        matching Vh row flipped with it; without a partner (full_matrices) a
        vector gets its own largest-|entry| positive.
-     qr: diag(R) >= 0 (extra columns of a complete Q: largest-|entry| positive).
+     qr: diag(R) real and >= 0 (extra columns of a complete Q: largest-|entry| positive).
      eig / eigvals: eigenvalues as real parts (out0) and imaginary parts (out1),
        sorted by (real, imag).
    Case args beyond PyTorch's keywords (written by tests/reference/cases_linalg.py):
@@ -66,9 +66,17 @@ static void norm_svd(ct_tensor **U, ct_tensor **S, ct_tensor **Vh) {
     *U = ct_mul(*U, su);
     *Vh = ct_mul(*Vh, sv);
 }
+/* d: the unit phase of each diag(R) entry (its sign when real), 1 for a zero; Q's
+   columns are multiplied by d and R's rows by conj(d), so that diag(R) becomes |diag(R)| */
 static void norm_qr(ct_tensor **Q, ct_tensor **R) {
-    ct_tensor *d = ct_sign(ct_detach(ct_diagonal(*R, 0, -2, -1)));
-    d = ct_where(ct_eq_scalar(d, 0.0), ct_ones_like(d), d);
+    ct_tensor *g = ct_detach(ct_diagonal(*R, 0, -2, -1)), *d;
+    if (g && ct_dtype_is_complex(g->dtype)) {
+        ct_tensor *m = ct_abs(g), *zero = ct_eq_scalar(m, 0.0);
+        d = ct_div(ct_where(zero, ct_ones_like(g), g), ct_where(zero, ct_ones_like(m), m));
+    } else {
+        d = ct_sign(g);
+        d = ct_where(ct_eq_scalar(d, 0.0), ct_ones_like(d), d);
+    }
     if (!d) { *Q = *R = NULL; return; }
     int64_t k = d->shape[d->ndim - 1], rr = (*R)->shape[(*R)->ndim - 2];
     if (rr > k) {   /* complete mode with m > n */
@@ -79,7 +87,7 @@ static void norm_qr(ct_tensor **Q, ct_tensor **R) {
         d = t;
     }
     if (ct_numel(*Q) > 0) *Q = ct_mul(*Q, ct_unsqueeze(d, -2));
-    *R = ct_mul(*R, ct_unsqueeze(d, -1));
+    *R = ct_mul(*R, ct_unsqueeze(ct_conj(d), -1));
 }
 /* eigenvalues (complex, (..., n)) -> real and imaginary parts sorted by (real, imag),
    through one view_as_real and a permutation matrix (differentiable) */

@@ -82,6 +82,7 @@
 #include "conf.h"
 #include "ctensor_linalg.h"      /* its implementation too (it needs this translation unit) */
 #include "ctensor_composite.h"   /* the same */
+#include "ctensor_special.h"     /* the same */
 
 /* CT_TEST_REPLAY=1: every op call a case makes is replayed from its attributes
    (tests/ct_replay.h); a mismatch prints a FAIL line and fails the case. */
@@ -103,6 +104,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_composite,
     conf_ops_nn_resample,
     conf_ops_nn_transformer,
+    conf_ops_special,   /* last: torch.* names handled elsewhere stay there */
 };
 
 static int n_pass, n_fail, n_skip, verbose;
