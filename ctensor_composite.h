@@ -35,7 +35,7 @@
    TABLE OF CONTENTS
      1. Declarations
         1a. shape and layout: movedim moveaxis swapaxes swapdims atleast_1d/2d/3d
-            ravel fliplr flipud rot90 diagflat positive
+            ravel fliplr flipud rot90 diagflat positive unfold (Tensor.unfold)
         1b. joining and splitting: hstack vstack row_stack dstack column_stack
             block_diag tensor_split (sections, indices) hsplit vsplit dsplit
             meshgrid cartesian_prod combinations tril_indices triu_indices
@@ -87,6 +87,12 @@ CTENSOR_API ct_tensor *ct_rot90(const ct_tensor *x, int64_t k, int dim0, int dim
 CTENSOR_API ct_tensor *ct_diagflat(const ct_tensor *x, int64_t offset);
 /* torch.positive: x itself (a view); refuses bool as PyTorch does */
 CTENSOR_API ct_tensor *ct_positive(const ct_tensor *x);
+/* Tensor.unfold(dim, size, step): a view holding every slice of length `size` along
+   dim, `step` apart, in a new last dim of length size: [..., n, ...] becomes
+   [..., (n - size) / step + 1, ..., size]. Windows may overlap (step < size); their
+   gradients add up. A 0-d x is one element along dim 0. (F.unfold, the
+   convolution's im2col, is another function, not in ctensor.) */
+CTENSOR_API ct_tensor *ct_unfold(const ct_tensor *x, int dim, int64_t size, int64_t step);
 
 /* ---- 1b. joining and splitting ------------------------------------------- */
 /* torch.hstack (cat along dim 1, or 0 for 1-D inputs), vstack / row_stack (inputs
@@ -403,6 +409,21 @@ CTENSOR_API ct_tensor *ct_diagflat(const ct_tensor *x, int64_t offset) {
     CTC__ARG("diagflat", x);
     int tok = ct_scope_begin();
     return ctc__done(tok, ct_diag(ct_ravel(ct_contiguous(x)), offset));
+}
+CTENSOR_API ct_tensor *ct_unfold(const ct_tensor *x, int dim, int64_t size, int64_t step) {
+    CTC__ARG("unfold", x);
+    int nd = ct_ndim(x), d = ctc__wrap(dim, nd);
+    if (d < 0) return NULL;
+    int64_t n = nd ? x->shape[d] : 1, shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    if (size < 0) return ctc__fail(CT_ERR_ARG, "unfold: size is %lld but must be >= 0", (long long)size);
+    if (size > n) return ctc__fail(CT_ERR_ARG, "unfold: maximum size for tensor at dimension %d is %lld but size is %lld", d, (long long)n, (long long)size);
+    if (step <= 0) return ctc__fail(CT_ERR_ARG, "unfold: step is %lld but must be > 0", (long long)step);
+    if (nd >= CT_MAX_DIMS) return ctc__fail(CT_ERR_SHAPE, "unfold: a %d-d result exceeds the maximum of %d dims", nd + 1, CT_MAX_DIMS);
+    for (int k = 0; k < nd; k++) { shape[k] = x->shape[k]; strides[k] = x->strides[k]; }
+    shape[nd] = size;
+    strides[nd] = nd ? x->strides[d] : 1;
+    if (nd) { shape[d] = (n - size) / step + 1; strides[d] *= step; }
+    return ct_as_strided(x, nd + 1, shape, strides, x->offset);
 }
 CTENSOR_API ct_tensor *ct_positive(const ct_tensor *x) {
     CTC__ARG("positive", x);

@@ -34,6 +34,8 @@ static ct_tensor *f_rot90_hstack(ct_tensor *const *in, void *u) {
 }
 static ct_tensor *f_take(ct_tensor *const *in, void *u) { return ct_take_along_dim(in[0], (ct_tensor *)u, 1); }
 static ct_tensor *f_lcse(ct_tensor *const *in, void *u) { return ct_logcumsumexp(in[0], *(int *)u); }
+/* overlapping windows of a transposed view: the gradients of shared elements add up */
+static ct_tensor *f_unfold(ct_tensor *const *in, void *u) { (void)u; return ct_mul(ct_unfold(ct_t(in[0]), 1, 3, 1), ct_unfold(ct_t(in[0]), 1, 3, 1)); }
 
 static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(t); }
 static ct_tensor *r64(int64_t a, int64_t b) { return leaf(ct_randn(CT_FLOAT64, a, b)); }
@@ -88,6 +90,7 @@ TEST(test_gradcheck) {
     int64_t ix[] = {0, 2, 1, 1, 3, 0};
     ct_tensor *idx = ct_from_data(ix, CT_INT64, 3, 2);
     GRAD(f_take, idx, 1, r64(3, 4));
+    GRAD(f_unfold, NULL, 1, r64(5, 2));
 }
 
 TEST(test_exact_math) {
@@ -196,6 +199,17 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_trapezoid(ct_scalar_tensor(1.0, CT_FLOAT32), NULL, 1.0, -1), CT_ERR_INDEX, "has no dimensions");
     CHECK_ERR(ct_cov(x, 1, ct_ones(CT_INT64, 2, 3), NULL), CT_ERR_SHAPE, "one or fewer dimensions");
     CHECK_ERR(ct_positive(NULL), CT_ERR_ARG, "positive: NULL tensor");
+    CHECK_ERR(ct_unfold(NULL, 0, 1, 1), CT_ERR_ARG, "unfold: NULL tensor");
+    CHECK_ERR(ct_unfold(x, 1, 4, 1), CT_ERR_ARG, "unfold: maximum size for tensor at dimension 1 is 3 but size is 4");
+    CHECK_ERR(ct_unfold(x, 0, 1, 0), CT_ERR_ARG, "unfold: step is 0 but must be > 0");
+    CHECK_ERR(ct_unfold(x, 0, -1, 1), CT_ERR_ARG, "unfold: size is -1 but must be >= 0");
+    CHECK_ERR(ct_unfold(x, 2, 1, 1), CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    {   /* a view: writes through it reach x */
+        ct_tensor *w = ct_unfold(x, 1, 2, 1);
+        CHECK(w && w->ndim == 3 && w->shape[1] == 2 && w->shape[2] == 2);
+        ct_fill_(ct_select(ct_select(ct_select(w, 0, 1), 0, 1), 0, 1), 7.0);
+        CHECK_CLOSE(ct_item(ct_select(ct_select(x, 0, 1), 0, 2)), 7.0, 0);
+    }
 }
 
 /* searchsorted / bucketize against counting (exact): on a sorted sequence, the left

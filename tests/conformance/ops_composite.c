@@ -27,6 +27,10 @@ static int h_rot90(conf_case *c, ct_tensor **out) {
     conf_ints(c, "dims", d, 2);
     ONE(ct_rot90(IN(0), conf_int(c, "k", 1), (int)d[0], (int)d[1]));
 }
+/* Tensor.unfold(dimension, size, step) */
+static int h_unfold(conf_case *c, ct_tensor **out) {
+    ONE(ct_unfold(IN(0), (int)conf_int(c, "dimension", conf_int(c, "dim", 0)), conf_int(c, "size", 1), conf_int(c, "step", 1)));
+}
 static int h_diagflat(conf_case *c, ct_tensor **out) { ONE(ct_diagflat(IN(0), conf_int(c, "offset", 0))); }
 static int h_positive(conf_case *c, ct_tensor **out) { ONE(ct_positive(IN(0))); }
 
@@ -183,6 +187,7 @@ const conf_op conf_ops_composite[] = {
     {"torch.rot90", h_rot90, NULL},
     {"torch.diagflat", h_diagflat, NULL},
     {"torch.positive", h_positive, NULL},
+    {"Tensor.unfold", h_unfold, NULL},
     {"torch.hstack", h_hstack, NULL},
     {"torch.vstack", h_vstack, NULL},
     {"torch.row_stack", h_row_stack, NULL},

@@ -493,6 +493,7 @@ static ct_tensor *strided_view(const char *dir, const json_value *d, int *skip, 
         else if (!strcmp(key, "select") && n == 2) t = ct_select(t, (int)a[0], a[1]);
         else if (!strcmp(key, "unsqueeze") && n == 1) t = ct_unsqueeze(t, (int)a[0]);
         else if (!strcmp(key, "view")) t = ct_view_n(t, n < 0 ? 0 : n, a);
+        else if (!strcmp(key, "unfold") && n == 3) t = ct_unfold(t, (int)a[0], a[1], a[2]);   /* [dim, size, step] */
         else if (!strcmp(key, "slice") && v->type == JSON_ARRAY) {
             /* [dim, start, end, step] or a list of them; end null = to the end */
             int many = v->count > 0 && v->items[0]->type == JSON_ARRAY;

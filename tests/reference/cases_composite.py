@@ -448,3 +448,27 @@ def generate(w):
     searching_fns(w)
     scan_fns(w)
     histogram_fns(w)
+    unfold_fns(w)
+
+
+def unfold_fns(w):
+    """Tensor.unfold (ct_unfold), added after the rest: seeded on its own"""
+    torch.manual_seed(11)
+    c = w.case
+    U = "Tensor.unfold"
+
+    def uf(d, size, step):
+        return lambda x: x.unfold(d, size, step)
+    c(FAM, "unfold_1d_overlap", U, uf(0, 3, 2), [rn(9)], args={"dimension": 0, "size": 3, "step": 2})
+    c(FAM, "unfold_1d_gap", U, uf(0, 2, 3), [rn(10)], args={"dimension": 0, "size": 2, "step": 3})
+    c(FAM, "unfold_last_dim", U, uf(-1, 4, 1), [rn(2, 3, 6)], args={"dimension": -1, "size": 4, "step": 1})
+    c(FAM, "unfold_middle_dim", U, uf(1, 2, 2), [rn(3, 5, 2)], args={"dimension": 1, "size": 2, "step": 2})
+    c(FAM, "unfold_noncontig", U, uf(0, 3, 1), [rn(5, 4)], args={"dimension": 0, "size": 3, "step": 1}, permute=[[1, 0]])
+    c(FAM, "unfold_full_size", U, uf(1, 4, 1), [rn(2, 4)], args={"dimension": 1, "size": 4, "step": 1})
+    c(FAM, "unfold_size0", U, uf(0, 0, 1), [rn(3, 2)], args={"dimension": 0, "size": 0, "step": 1}, grad=False)
+    c(FAM, "unfold_0d", U, uf(0, 1, 1), [torch.tensor(1.5, dtype=torch.float64)], args={"dimension": 0, "size": 1, "step": 1})
+    c(FAM, "unfold_int64", U, uf(0, 2, 1), [ri(-5, 5, 6)], args={"dimension": 0, "size": 2, "step": 1}, grad=False)
+    c(FAM, "unfold_c128", U, uf(0, 2, 1), [rc(4)], args={"dimension": 0, "size": 2, "step": 1}, grad=False)
+    c(FAM, "err_unfold_size", U, uf(0, 11, 1), [rn(10)], args={"dimension": 0, "size": 11, "step": 1}, expect_error=True)
+    c(FAM, "err_unfold_step", U, uf(0, 3, 0), [rn(10)], args={"dimension": 0, "size": 3, "step": 0}, expect_error=True)
+    c(FAM, "err_unfold_dim", U, uf(1, 2, 1), [rn(10)], args={"dimension": 1, "size": 2, "step": 1}, expect_error=True)
