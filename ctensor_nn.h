@@ -491,6 +491,12 @@ CTENSOR_API ct_tensor *ct_dropout(const ct_tensor *x, double p, int training);
    gets no gradient (CT_NO_PADDING_IDX: none; negative values count from the end). */
 #define CT_NO_PADDING_IDX INT64_MIN
 CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx);
+/* torch.embedding_renorm_(weight, indices, max_norm, norm_type): each row of weight
+   [num, dim] that indices name (once however often named) whose norm_type-norm is
+   above max_norm is scaled in place by max_norm / (norm + 1e-7), with no gradient
+   recorded: what F.embedding / nn.Embedding do first when given max_norm. Returns
+   weight (NULL and nothing changed on bad input). */
+CTENSOR_API ct_tensor *ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *indices, double max_norm, double norm_type);
 /* F.embedding_bag(input, weight, offsets, mode=..., per_sample_weights=...,
    include_last_offset=...): input 1-D with offsets [B] (or [B + 1] with
    include_last_offset), or 2-D [B, L] with offsets NULL (each row one bag).
@@ -8152,6 +8158,45 @@ CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *w
         a.i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
     }
     return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
+}
+
+static int ct__cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+CTENSOR_API ct_tensor *ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *indices, double max_norm, double norm_type) {
+    if (!weight || !indices) { ct__null_arg("embedding_renorm_", weight ? 1 : 0); return NULL; }
+    char tn[64];
+    if (weight->ndim != 2)
+        return ct__fail(CT_ERR_SHAPE, "embedding_renorm_: Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)", weight->ndim);
+    if (indices->dtype != CT_INT64 && indices->dtype != CT_INT32)
+        return ct__fail(CT_ERR_DTYPE, "embedding_renorm_: Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_renorm_)",
+                        ct__tensor_type_name(indices->dtype, tn, sizeof tn));
+    if (!CT__ISFLOAT(weight->dtype)) return ct__fail(CT_ERR_DTYPE, "embedding_renorm_: weight must be floating point, but got %s", CT__DTNAME(weight->dtype));
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    ct_tensor *flat = ct_contiguous(ct_to(ct_flatten(indices, 0, -1), CT_INT64));
+    int64_t n = flat ? ct_numel(flat) : 0, V = weight->shape[0];
+    int64_t *idx = flat && n ? (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t)) : NULL;
+    ct_tensor *r = flat && (idx || !n) ? weight : NULL;
+    if (flat && n && !idx) ct__fail(CT_ERR_MEMORY, "embedding_renorm_: out of memory for %lld indices", (long long)n);
+    if (idx) {
+        memcpy(idx, ct_data_ptr(flat), (size_t)n * sizeof(int64_t));
+        qsort(idx, (size_t)n, sizeof(int64_t), ct__cmp_i64);
+        if (idx[0] < -V || idx[n - 1] >= V)   /* checked first: a failing call changes nothing */
+            r = ct__fail(CT_ERR_INDEX, "embedding_renorm_: select(): index %lld out of range for tensor of size [%lld, %lld] at dimension 0", (long long)(idx[0] < -V ? idx[0] : idx[n - 1]), (long long)V, (long long)weight->shape[1]);
+        for (int64_t i = 0; r && i < n; i++) {
+            if (i > 0 && idx[i] == idx[i - 1]) continue;
+            ct_tensor *row = ct_select(weight, 0, idx[i]);
+            ct_tensor *nt = row ? ct_norm(row, norm_type, 0, NULL, 0) : NULL;
+            double nrm = nt ? ct_item(nt) : NAN;
+            if (!nt) r = NULL;
+            else if (nrm > max_norm && !ct_mul_scalar_(row, max_norm / (nrm + 1e-7))) r = NULL;
+        }
+        CT_FREE(idx);
+    }
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    return r;
 }
 
 /* ---- embedding_bag: embedding rows reduced per bag (sum/mean by index_add, max per bag) ---- */

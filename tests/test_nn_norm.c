@@ -235,6 +235,28 @@ TEST(test_embedding) {
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead");
     CHECK_ERR(ct_embedding(idx, w, 4), CT_ERR_ARG, "Padding_idx must be within num_embeddings");
     CHECK_ERR(ct_embedding(idx, ct_ones(CT_FLOAT32, 4), CT_NO_PADDING_IDX), CT_ERR_SHAPE, "'weight' must be 2-D");
+    /* embedding_renorm_ (max_norm): rows 0 (norm 5) and 2 (norm 10, named twice) scaled to
+       norm 2 / (norm + 1e-7) * norm, row 1 (norm 1) kept, row 3 not named; in place on a
+       leaf, recording no gradient; a bad index changes nothing */
+    {
+        double wv[] = {3, 4, 0.6, 0.8, 6, 8, 30, 40};
+        ct_tensor *r = leaf(ct_from_data(wv, CT_FLOAT64, 4, 2));
+        CHECK(ct_embedding_renorm_(r, ct_tensor_i64(((int64_t[]){2, 0, 1, 2}), 4), 2.0, 2.0) == r);
+        double s0 = 2.0 / (5.0 + 1e-7), s2 = 2.0 / (10.0 + 1e-7);
+        CHECK_VALUES(r, ((double[]){3 * s0, 4 * s0, 0.6, 0.8, 6 * s2, 8 * s2, 30, 40}), 8, 1e-15);
+        CHECK(ct_grad_fn_name(r) == NULL && ct_get_requires_grad(r));
+        double before[8];
+        memcpy(before, ct_data_ptr(r), sizeof before);
+        CHECK_ERR(ct_embedding_renorm_(r, ct_tensor_i64(((int64_t[]){3, 4}), 2), 1.0, 2.0), CT_ERR_INDEX,
+                  "select(): index 4 out of range for tensor of size [4, 2] at dimension 0");
+        CHECK(memcmp(before, ct_data_ptr(r), sizeof before) == 0);
+        CHECK_VALUES(ct_embedding_renorm_(r, ct_tensor_i64(((int64_t[]){-1}), 1), 1.0, 1.0), ((double[]){3 * s0, 4 * s0, 0.6, 0.8, 6 * s2, 8 * s2, 30 / (70 + 1e-7), 40 / (70 + 1e-7)}), 8, 1e-15);
+        CHECK_ERR(ct_embedding_renorm_(r, ct_ones(CT_FLOAT32, 2), 1.0, 2.0), CT_ERR_DTYPE,
+                  "Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead");
+        CHECK_ERR(ct_embedding_renorm_(ct_ones(CT_FLOAT64, 4), idx, 1.0, 2.0), CT_ERR_SHAPE, "Expected 2-dimensional tensor, but got 1-dimensional tensor");
+        CHECK_ERR(ct_embedding_renorm_(ct_ones(CT_INT64, 4, 2), idx, 1.0, 2.0), CT_ERR_DTYPE, "weight must be floating point");
+        CHECK_ERR(ct_embedding_renorm_(NULL, idx, 1.0, 2.0), CT_ERR_NULL, "embedding_renorm_: argument 0 is NULL");
+    }
     /* gradgradcheck through index_add */
     ct_tensor *in[2] = {leaf(RND(31, 5, 3)), leaf(RND(32, 7))};
     fcase c = {F_EMB_SUM, 1, 0, 0, 0, 0, {0}};

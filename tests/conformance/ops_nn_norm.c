@@ -75,15 +75,24 @@ static int h_dropout(conf_case *c, ct_tensor **out) {
 }
 /* embedding options ctensor does not have (sparse only changes the gradient's layout) */
 static int embedding_unsupported(conf_case *c) {
-    if (conf_given(c, "max_norm")) return conf_skip(c, "%s: max_norm (renormalizes the weight in place) is not supported", c->op);
     if (conf_bool(c, "scale_grad_by_freq", 0)) return conf_skip(c, "%s: scale_grad_by_freq is not supported", c->op);
     return 0;
 }
+/* max_norm: the rows indices name renormalized in place (the weight after the call is
+   the named result weight_renormed) */
+static int renorm(conf_case *c, ct_tensor *weight, const ct_tensor *indices) {
+    if (!ct_embedding_renorm_(weight, indices, conf_double(c, "max_norm", 0.0), conf_double(c, "norm_type", 2.0))) return -1;
+    return conf_result(c, "weight_renormed", weight);
+}
+/* max_norm: the named rows of the weight renormalized in place first (as F.embedding
+   does; a weight that requires grad is a leaf and PyTorch renormalizes it under
+   no_grad, so the case's own weight is modified, as in PyTorch) */
 static int h_embedding(conf_case *c, ct_tensor **out) {
     static const char *const names[] = {"input", "weight"};
     ct_tensor *t[2];
     if (embedding_unsupported(c)) return CONF_SKIP;
     if (conf_tensors(c, 2, names, 2, t)) return -1;
+    if (conf_given(c, "max_norm") && renorm(c, t[1], t[0])) return -1;
     int64_t pad = conf_given(c, "padding_idx") ? conf_int(c, "padding_idx", 0) : CT_NO_PADDING_IDX;
     ONE(ct_embedding(t[0], t[1], pad));
 }
@@ -93,6 +102,7 @@ static int h_embedding_bag(conf_case *c, ct_tensor **out) {
     if (embedding_unsupported(c)) return CONF_SKIP;
     if (conf_given(c, "padding_idx")) return conf_skip(c, "%s: padding_idx is not supported", c->op);
     if (conf_tensors(c, 4, names, 2, t)) return -1;
+    if (conf_given(c, "max_norm") && renorm(c, t[1], t[0])) return -1;
     ONE(ct_embedding_bag(t[0], t[1], t[2], conf_str(c, "mode", "mean"), t[3], conf_bool(c, "include_last_offset", 0)));
 }
 

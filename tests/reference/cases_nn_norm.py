@@ -263,3 +263,35 @@ def generate(w):
     rnn_case(w, "gru_weight_grads_bidir_nobias_batch_first_f64", nn.GRU, f64, 3, 2, 3, 4, batch_first=True,
              bidirectional=True, bias=False, weight_grads=True)
     rnn_case(w, "lstm_error_input_size", nn.LSTM, f32, 3, 2, 4, 3, xshape=(3, 2, 5), expect_error=True)
+    max_norm_cases(w)
+
+
+def max_norm_cases(w):
+    """max_norm: F.embedding / F.embedding_bag renormalize the named rows of the weight in
+    place first (torch.embedding_renorm_); weight_renormed.npy is the weight after the call"""
+    f32_, f64_ = torch.float32, torch.float64
+
+    def case(name, op, idx, num, dim, dtype, max_norm, norm_type=2.0, bag=False, expect_error=False):
+        seed_case(name)
+        wt = randn(num, dim, dtype=dtype) * 2
+
+        def fn(i, wt):
+            if bag:
+                return F.embedding_bag(i, wt, max_norm=max_norm, norm_type=norm_type, mode="sum")
+            return F.embedding(i, wt, max_norm=max_norm, norm_type=norm_type)
+        named = None
+        if not expect_error:
+            after = wt.clone()
+            fn(idx, after)
+            named = {"weight_renormed": after}
+        args = {"max_norm": max_norm, "norm_type": norm_type}
+        if bag:
+            args.update({"mode": "sum", "include_last_offset": False, "has_offsets": False, "has_psw": False})
+        w.case(FAM, name, op, fn, [idx, wt], args=args, named=named, expect_error=True if expect_error else None)
+    E, B = "torch.nn.functional.embedding", "torch.nn.functional.embedding_bag"
+    case("embedding_max_norm_f32", E, torch.tensor([[1, 4, 2], [4, 0, 4]]), 6, 4, f32_, 1.0)
+    case("embedding_max_norm_p1_f64", E, torch.tensor([3, 0, 3, 1]), 5, 3, f64_, 1.5, norm_type=1.0)
+    case("embedding_max_norm_large_f64", E, torch.tensor([2, 1]), 4, 3, f64_, 100.0)
+    case("embedding_max_norm_int32_idx_f32", E, torch.tensor([0, 2, 2], dtype=torch.int32), 3, 5, f32_, 0.5)
+    case("embedding_bag_max_norm_f32", B, torch.tensor([[0, 2, 1], [3, 3, 1]]), 4, 3, f32_, 1.2, bag=True)
+    case("embedding_max_norm_error_range", E, torch.tensor([1, 7]), 5, 2, f32_, 1.0, expect_error=True)
