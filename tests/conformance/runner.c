@@ -25,7 +25,8 @@
      [dim, start, length], "select": [dim, index], "unsqueeze": dim, "view":
      shape, "diagonal": [offset, dim1, dim2], "stride" with "size" (or "shape") and
      "storage_offset" (as_strided on the base's storage), "as_strided":
-     {size, stride, storage_offset}. The view must hold inK.npy's values. Any
+     {size, stride, storage_offset}, "unfold": [dim, size, step] (Tensor.unfold).
+     The view must hold inK.npy's values. Any
      other key skips the case with its name.
    - comparison: |got - expected| <= atol + rtol * |expected| (the modulus
      for complex values), exact for integer and bool outputs; +-inf match
@@ -45,7 +46,8 @@
      svd, eig and eigvals, and skips the case for any other op.
    - named results (conf_result): a handler may expose tensors under a name,
      compared with <name>.npy when the case folder has one (F.batch_norm's
-     running_mean / running_var after the call).
+     running_mean / running_var after the call, F.embedding's weight_renormed
+     with max_norm).
 
    Extensions the repo's own fixtures use (tests/reference/conformance_writer.py):
    - inputs[i].permute: the file holds a contiguous base, the input is
