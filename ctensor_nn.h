@@ -539,6 +539,15 @@ CTENSOR_API ct_module *ct_nn_dropout(double p);
 CTENSOR_API ct_module *ct_nn_embedding(int64_t num_embeddings, int64_t embedding_dim);
 /* ... with padding_idx: that row starts at zero and gets no gradient. */
 CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx);
+/* nn.Embedding's other keywords (a zeroed struct is PyTorch's defaults) */
+typedef struct ct_embedding_options {
+    int use_padding_idx;        /* 1: padding_idx below (0 with 0 here is None) */
+    int64_t padding_idx;
+    double max_norm;            /* > 0: each forward first renormalizes the rows it reads
+                                   to at most max_norm (ct_embedding_renorm_); 0: None */
+    double norm_type;           /* 0: 2 */
+} ct_embedding_options;
+CTENSOR_API ct_module *ct_nn_embedding_ex(int64_t num_embeddings, int64_t embedding_dim, const ct_embedding_options *o);
 /* nn.EmbeddingBag(num, dim, mode=...): mode NULL = "mean". Forward (ct_forward_n)
    takes input, or input and offsets. */
 CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode);
@@ -8435,7 +8444,7 @@ CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t G, int64_t C, const ct_group_
 CTENSOR_API ct_module *ct_nn_group_norm(int64_t G, int64_t C) { return ct_nn_group_norm_ex(G, C, NULL); }
 
 /* Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax: small state in one struct */
-typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; } ct__emb_impl;
+typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; double max_norm, norm_type; } ct__emb_impl;
 enum { CT__EMB_DROPOUT, CT__EMB_EMBEDDING, CT__EMB_BAG, CT__EMB_SOFTMAX, CT__EMB_LOG_SOFTMAX };
 static const char *const ct__bag_modes[3] = {"sum", "mean", "max"};
 static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
@@ -8444,7 +8453,9 @@ static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
         return ct__fail(CT_ERR_ARG, "%s: forward takes %s input (got %d)", m->type->name, im->kind == CT__EMB_BAG ? "1 or 2" : "1", nin);
     switch (im->kind) {
     case CT__EMB_DROPOUT: return ct_dropout(in[0], im->p, m->training);
-    case CT__EMB_EMBEDDING: return ct_embedding(in[0], ct__param(m, 0), im->pad);
+    case CT__EMB_EMBEDDING:
+        if (im->max_norm > 0 && !ct_embedding_renorm_(ct__param(m, 0), in[0], im->max_norm, im->norm_type)) return NULL;
+        return ct_embedding(in[0], ct__param(m, 0), im->pad);
     case CT__EMB_BAG: return ct_embedding_bag(in[0], ct__param(m, 0), nin == 2 ? in[1] : NULL, ct__bag_modes[im->mode], NULL, 0);
     case CT__EMB_SOFTMAX: return ct_softmax(in[0], im->sdim);
     default: return ct_log_softmax(in[0], im->sdim);
@@ -8455,9 +8466,16 @@ static int ct__emb_repr(const ct_module *m, char *buf, size_t cap) {
     char p[40];
     switch (im->kind) {
     case CT__EMB_DROPOUT: ct__pyfloat(im->p, p, sizeof p); return snprintf(buf, cap, "p=%s, inplace=False", p);
-    case CT__EMB_EMBEDDING:
-        if (im->pad != CT_NO_PADDING_IDX) return snprintf(buf, cap, "%lld, %lld, padding_idx=%lld", (long long)im->num, (long long)im->dim, (long long)im->pad);
-        return snprintf(buf, cap, "%lld, %lld", (long long)im->num, (long long)im->dim);
+    case CT__EMB_EMBEDDING: {
+        int k = snprintf(buf, cap, "%lld, %lld", (long long)im->num, (long long)im->dim);
+        char mn[40], nt[40];
+        ct__pyfloat(im->max_norm, mn, sizeof mn);
+        ct__pyfloat(im->norm_type, nt, sizeof nt);
+        if (k >= 0 && (size_t)k < cap && im->pad != CT_NO_PADDING_IDX) k += snprintf(buf + k, cap - (size_t)k, ", padding_idx=%lld", (long long)im->pad);
+        if (k >= 0 && (size_t)k < cap && im->max_norm > 0) k += snprintf(buf + k, cap - (size_t)k, ", max_norm=%s", mn);
+        if (k >= 0 && (size_t)k < cap && im->norm_type != 2.0) k += snprintf(buf + k, cap - (size_t)k, ", norm_type=%s", nt);
+        return k;
+    }
     case CT__EMB_BAG: return snprintf(buf, cap, "%lld, %lld, mode=%s", (long long)im->num, (long long)im->dim, ct__bag_modes[im->mode]);
     default: return snprintf(buf, cap, "dim=%d", im->sdim);
     }
@@ -8508,6 +8526,7 @@ static ct_module *ct__embedding_new(const ct_module_type *ty, int kind, int64_t 
     im->dim = dim;
     im->pad = pad;
     im->mode = mode;
+    im->norm_type = 2.0;
     int s = ct_scope_begin();
     /* reset_parameters: normal_(weight), then the padding row zeroed */
     ct_tensor *w = ct_nn_init_normal_(ct_empty(ct_get_default_dtype(), num, dim), 0.0, 1.0);
@@ -8522,6 +8541,18 @@ CTENSOR_API ct_module *ct_nn_embedding(int64_t num, int64_t dim) {
 }
 CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num, int64_t dim, int64_t pad) {
     return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, pad, 0);
+}
+CTENSOR_API ct_module *ct_nn_embedding_ex(int64_t num, int64_t dim, const ct_embedding_options *o) {
+    ct_embedding_options d = {0, 0, 0.0, 0.0};
+    if (!o) o = &d;
+    if (!(o->max_norm >= 0) || !(o->norm_type >= 0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Embedding: max_norm (%g) and norm_type (%g) must be >= 0 (0: None, and 2)", o->max_norm, o->norm_type);
+    ct_module *m = ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, o->use_padding_idx ? o->padding_idx : CT_NO_PADDING_IDX, 0);
+    if (m) {
+        ((ct__emb_impl *)m->impl)->max_norm = o->max_norm;
+        if (o->norm_type > 0) ((ct__emb_impl *)m->impl)->norm_type = o->norm_type;
+    }
+    return m;
 }
 CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num, int64_t dim, const char *mode) {
     int md = !mode || !strcmp(mode, "mean") ? 1 : !strcmp(mode, "sum") ? 0 : !strcmp(mode, "max") ? 2 : -1;

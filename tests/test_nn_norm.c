@@ -372,6 +372,30 @@ TEST(test_norm_modules) {
     CHECK_CLOSE(ct_item(ct_sum(ct_select(ct_grad(ct_module_get(em, "weight")), 0, 1))), 3.0, 0);
     ct_module_free(em);
     CHECK_ERR(ct_nn_embedding_padding(10, 3, 10), CT_ERR_ARG, "Padding_idx must be within num_embeddings");
+    {   /* nn.Embedding(10, 3, padding_idx=2, max_norm=1.5, norm_type=1.0): each forward first
+           renormalizes the rows it reads (here rows 4 and 7), as PyTorch's module does */
+        ct_embedding_options eo = {1, 2, 1.5, 1.0};
+        ct_module *en = ct_nn_embedding_ex(10, 3, &eo);
+        ct_module_repr(en, buf, sizeof buf);
+        CHECK_STR(buf, "Embedding(10, 3, padding_idx=2, max_norm=1.5, norm_type=1.0)");
+        ct_tensor *w = ct_module_get(en, "weight");
+        ct_tensor *w0 = ct_clone(w), *ids = ct_tensor_i64(((int64_t[]){4, 7, 4}), 3);
+        ct_tensor *y = ct_forward(en, ids);
+        for (int r = 0; r < 10; r++) {
+            ct_tensor *row = ct_select(w, 0, r), *row0 = ct_select(w0, 0, r);
+            double n0 = ct_item(ct_norm(row0, 1.0, 0, NULL, 0));
+            if (r == 4 || r == 7) CHECK_CLOSE(ct_item(ct_norm(row, 1.0, 0, NULL, 0)), n0 > 1.5 ? 1.5 * n0 / (n0 + 1e-7) : n0, 1e-6);
+            else CHECK(ct_equal(row, row0) == 1);
+        }
+        CHECK(ct_equal(y, ct_embedding(ids, w, 2)) == 1);
+        ct_module_free(en);
+        ct_embedding_options bad = {0, 0, -1.0, 0.0};
+        CHECK_ERR(ct_nn_embedding_ex(10, 3, &bad), CT_ERR_ARG, "max_norm (-1) and norm_type (0) must be >= 0");
+        ct_module *plain = ct_nn_embedding_ex(4, 2, NULL);
+        ct_module_repr(plain, buf, sizeof buf);
+        CHECK_STR(buf, "Embedding(4, 2)");
+        ct_module_free(plain);
+    }
     ct_module *eb = ct_nn_embedding_bag(10, 3, NULL);
     ct_module_repr(eb, buf, sizeof buf);
     CHECK_STR(buf, "EmbeddingBag(10, 3, mode=mean)");
