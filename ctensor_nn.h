@@ -546,8 +546,13 @@ typedef struct ct_embedding_options {
     double max_norm;            /* > 0: each forward first renormalizes the rows it reads
                                    to at most max_norm (ct_embedding_renorm_); 0: None */
     double norm_type;           /* 0: 2 */
+    int scale_grad_by_freq;     /* 1: each row's gradient divided by how often the batch reads it */
 } ct_embedding_options;
 CTENSOR_API ct_module *ct_nn_embedding_ex(int64_t num_embeddings, int64_t embedding_dim, const ct_embedding_options *o);
+/* F.embedding(indices, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+   with every keyword (o NULL: the defaults; max_norm renormalizes weight in place
+   first, as PyTorch's F.embedding does) */
+CTENSOR_API ct_tensor *ct_embedding_ex(const ct_tensor *indices, ct_tensor *weight, const ct_embedding_options *o);
 /* nn.EmbeddingBag(num, dim, mode=...): mode NULL = "mean". Forward (ct_forward_n)
    takes input, or input and offsets. */
 CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode);
@@ -1206,7 +1211,7 @@ CT__GXX_PUSH
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(LAYER_NORM_BACKWARD, "aten::native_layer_norm_backward", "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_ln_bw, ct__k_ln_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(EMBEDDING, "aten::embedding", "embedding", "EmbeddingBackward0", 2, 1, 0, "int? padding_idx=i0?f0", ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
+    X(EMBEDDING, "aten::embedding", "embedding", "EmbeddingBackward0", 2, 1, 0, "int? padding_idx=i0?f0, bool scale_grad_by_freq=f1", ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
       CT__SAVE_IN(1))
 
 /* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
@@ -8154,6 +8159,10 @@ static int ct__bw_embedding(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     ct_tensor *fi = ct_reshape_n(idx->dtype == CT_INT64 ? idx : ct_to(idx, CT_INT64), 1, &L);
     ct_tensor *g = ct_reshape_n(gout[0], 2, gs);
     if (n->attrs.flags & 1) g = ct_where_scalar(ct_unsqueeze(ct_ne_scalar(fi, (double)n->attrs.i[0]), 1), g, 0.0);
+    if ((n->attrs.flags & 2) && g) {   /* scale_grad_by_freq: each row's gradient over how often the batch reads it */
+        ct_tensor *cnt = ct_index_add(ct_zeros_on_n(wm->device, g->dtype, 1, wm->shape), 0, fi, ct_ones_on_n(wm->device, g->dtype, 1, &L), 1.0);
+        g = ct_div(g, ct_unsqueeze(ct_index_select(cnt, 0, fi), 1));
+    }
     gin[0] = ct_index_add(ct_zeros_on_n(wm->device, g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
     return gin[0] ? 0 : -1;
 }
@@ -8166,6 +8175,22 @@ CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *w
         a.flags = 1;
         a.i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
     }
+    return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
+}
+CTENSOR_API ct_tensor *ct_embedding_ex(const ct_tensor *indices, ct_tensor *weight, const ct_embedding_options *o) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (!o) return ct_embedding(indices, weight, CT_NO_PADDING_IDX);
+    if (!(o->max_norm >= 0) || !(o->norm_type >= 0))
+        return ct__fail(CT_ERR_ARG, "embedding: max_norm (%g) and norm_type (%g) must be >= 0 (0: None, and 2)", o->max_norm, o->norm_type);
+    if (weight && o->use_padding_idx && weight->ndim == 2) {
+        int64_t V = weight->shape[0];
+        if (o->padding_idx >= V || o->padding_idx < -V) return ct__fail(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
+        a.flags = 1;
+        a.i[0] = o->padding_idx < 0 ? o->padding_idx + V : o->padding_idx;
+    }
+    if (o->scale_grad_by_freq) a.flags |= 2;
+    if (o->max_norm > 0 && !ct_embedding_renorm_(weight, indices, o->max_norm, o->norm_type > 0 ? o->norm_type : 2.0)) return NULL;
     return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
 }
 
@@ -8444,7 +8469,7 @@ CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t G, int64_t C, const ct_group_
 CTENSOR_API ct_module *ct_nn_group_norm(int64_t G, int64_t C) { return ct_nn_group_norm_ex(G, C, NULL); }
 
 /* Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax: small state in one struct */
-typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; double max_norm, norm_type; } ct__emb_impl;
+typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; double max_norm, norm_type; int sgbf; } ct__emb_impl;
 enum { CT__EMB_DROPOUT, CT__EMB_EMBEDDING, CT__EMB_BAG, CT__EMB_SOFTMAX, CT__EMB_LOG_SOFTMAX };
 static const char *const ct__bag_modes[3] = {"sum", "mean", "max"};
 static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
@@ -8453,9 +8478,10 @@ static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
         return ct__fail(CT_ERR_ARG, "%s: forward takes %s input (got %d)", m->type->name, im->kind == CT__EMB_BAG ? "1 or 2" : "1", nin);
     switch (im->kind) {
     case CT__EMB_DROPOUT: return ct_dropout(in[0], im->p, m->training);
-    case CT__EMB_EMBEDDING:
-        if (im->max_norm > 0 && !ct_embedding_renorm_(ct__param(m, 0), in[0], im->max_norm, im->norm_type)) return NULL;
-        return ct_embedding(in[0], ct__param(m, 0), im->pad);
+    case CT__EMB_EMBEDDING: {
+        ct_embedding_options o = {im->pad != CT_NO_PADDING_IDX, im->pad, im->max_norm, im->norm_type, im->sgbf};
+        return ct_embedding_ex(in[0], ct__param(m, 0), &o);
+    }
     case CT__EMB_BAG: return ct_embedding_bag(in[0], ct__param(m, 0), nin == 2 ? in[1] : NULL, ct__bag_modes[im->mode], NULL, 0);
     case CT__EMB_SOFTMAX: return ct_softmax(in[0], im->sdim);
     default: return ct_log_softmax(in[0], im->sdim);
@@ -8474,6 +8500,7 @@ static int ct__emb_repr(const ct_module *m, char *buf, size_t cap) {
         if (k >= 0 && (size_t)k < cap && im->pad != CT_NO_PADDING_IDX) k += snprintf(buf + k, cap - (size_t)k, ", padding_idx=%lld", (long long)im->pad);
         if (k >= 0 && (size_t)k < cap && im->max_norm > 0) k += snprintf(buf + k, cap - (size_t)k, ", max_norm=%s", mn);
         if (k >= 0 && (size_t)k < cap && im->norm_type != 2.0) k += snprintf(buf + k, cap - (size_t)k, ", norm_type=%s", nt);
+        if (k >= 0 && (size_t)k < cap && im->sgbf) k += snprintf(buf + k, cap - (size_t)k, ", scale_grad_by_freq=True");
         return k;
     }
     case CT__EMB_BAG: return snprintf(buf, cap, "%lld, %lld, mode=%s", (long long)im->num, (long long)im->dim, ct__bag_modes[im->mode]);
@@ -8543,7 +8570,7 @@ CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num, int64_t dim, int64_t
     return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, pad, 0);
 }
 CTENSOR_API ct_module *ct_nn_embedding_ex(int64_t num, int64_t dim, const ct_embedding_options *o) {
-    ct_embedding_options d = {0, 0, 0.0, 0.0};
+    ct_embedding_options d = {0, 0, 0.0, 0.0, 0};
     if (!o) o = &d;
     if (!(o->max_norm >= 0) || !(o->norm_type >= 0))
         return (ct_module *)ct__fail(CT_ERR_ARG, "Embedding: max_norm (%g) and norm_type (%g) must be >= 0 (0: None, and 2)", o->max_norm, o->norm_type);
@@ -8551,6 +8578,7 @@ CTENSOR_API ct_module *ct_nn_embedding_ex(int64_t num, int64_t dim, const ct_emb
     if (m) {
         ((ct__emb_impl *)m->impl)->max_norm = o->max_norm;
         if (o->norm_type > 0) ((ct__emb_impl *)m->impl)->norm_type = o->norm_type;
+        ((ct__emb_impl *)m->impl)->sgbf = o->scale_grad_by_freq != 0;
     }
     return m;
 }

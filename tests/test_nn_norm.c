@@ -235,6 +235,27 @@ TEST(test_embedding) {
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead");
     CHECK_ERR(ct_embedding(idx, w, 4), CT_ERR_ARG, "Padding_idx must be within num_embeddings");
     CHECK_ERR(ct_embedding(idx, ct_ones(CT_FLOAT32, 4), CT_NO_PADDING_IDX), CT_ERR_SHAPE, "'weight' must be 2-D");
+    /* scale_grad_by_freq: row 1 is read twice, so each read adds half (sum's gradient: 1
+       per read element); with padding_idx 3 that row gets none */
+    {
+        ct_tensor *ws = leaf(ct_reshape(ct_arange(0, 12, 1, CT_FLOAT64), 4, 3));
+        ct_embedding_options so = {1, 3, 0.0, 0.0, 1};
+        ct_tensor *es = ct_embedding_ex(idx, ws, &so);
+        CHECK(ct_equal(es, ct_embedding(idx, ws, CT_NO_PADDING_IDX)) == 1);
+        CHECK(ct_backward(ct_sum(es)) == CT_OK);
+        CHECK_VALUES(ct_grad(ws), ((double[]){1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0}), 12, 0);
+        CHECK(ct_equal(ct_embedding_ex(idx, ws, NULL), ct_embedding(idx, ws, CT_NO_PADDING_IDX)) == 1);
+        ct_embedding_options bad = {0, 0, NAN, 0.0, 0};
+        CHECK_ERR(ct_embedding_ex(idx, ws, &bad), CT_ERR_ARG, "embedding: max_norm (nan) and norm_type (0) must be >= 0");
+        ct_embedding_options badpad = {1, 4, 0.0, 0.0, 0};
+        CHECK_ERR(ct_embedding_ex(idx, ws, &badpad), CT_ERR_ARG, "Padding_idx must be within num_embeddings");
+        ct_embedding_options mo = {0, 0, 0.0, 0.0, 1};
+        ct_module *sm = ct_nn_embedding_ex(5, 2, &mo);
+        char sb[128];
+        ct_module_repr(sm, sb, sizeof sb);
+        CHECK_STR(sb, "Embedding(5, 2, scale_grad_by_freq=True)");
+        ct_module_free(sm);
+    }
     /* embedding_renorm_ (max_norm): rows 0 (norm 5) and 2 (norm 10, named twice) scaled to
        norm 2 / (norm + 1e-7) * norm, row 1 (norm 1) kept, row 3 not named; in place on a
        leaf, recording no gradient; a bad index changes nothing */
@@ -374,7 +395,7 @@ TEST(test_norm_modules) {
     CHECK_ERR(ct_nn_embedding_padding(10, 3, 10), CT_ERR_ARG, "Padding_idx must be within num_embeddings");
     {   /* nn.Embedding(10, 3, padding_idx=2, max_norm=1.5, norm_type=1.0): each forward first
            renormalizes the rows it reads (here rows 4 and 7), as PyTorch's module does */
-        ct_embedding_options eo = {1, 2, 1.5, 1.0};
+        ct_embedding_options eo = {1, 2, 1.5, 1.0, 0};
         ct_module *en = ct_nn_embedding_ex(10, 3, &eo);
         ct_module_repr(en, buf, sizeof buf);
         CHECK_STR(buf, "Embedding(10, 3, padding_idx=2, max_norm=1.5, norm_type=1.0)");
@@ -389,7 +410,7 @@ TEST(test_norm_modules) {
         }
         CHECK(ct_equal(y, ct_embedding(ids, w, 2)) == 1);
         ct_module_free(en);
-        ct_embedding_options bad = {0, 0, -1.0, 0.0};
+        ct_embedding_options bad = {0, 0, -1.0, 0.0, 0};
         CHECK_ERR(ct_nn_embedding_ex(10, 3, &bad), CT_ERR_ARG, "max_norm (-1) and norm_type (0) must be >= 0");
         ct_module *plain = ct_nn_embedding_ex(4, 2, NULL);
         ct_module_repr(plain, buf, sizeof buf);

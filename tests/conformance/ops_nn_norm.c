@@ -73,7 +73,7 @@ static int h_dropout(conf_case *c, ct_tensor **out) {
     ct_manual_seed((uint64_t)conf_int(c, "seed", 0));
     ONE(ct_dropout(IN(0), conf_double(c, "p", 0.5), conf_bool(c, "training", 1)));
 }
-/* embedding options ctensor does not have (sparse only changes the gradient's layout) */
+/* embedding_bag options ctensor does not have (sparse only changes the gradient's layout) */
 static int embedding_unsupported(conf_case *c) {
     if (conf_bool(c, "scale_grad_by_freq", 0)) return conf_skip(c, "%s: scale_grad_by_freq is not supported", c->op);
     return 0;
@@ -90,11 +90,10 @@ static int renorm(conf_case *c, ct_tensor *weight, const ct_tensor *indices) {
 static int h_embedding(conf_case *c, ct_tensor **out) {
     static const char *const names[] = {"input", "weight"};
     ct_tensor *t[2];
-    if (embedding_unsupported(c)) return CONF_SKIP;
     if (conf_tensors(c, 2, names, 2, t)) return -1;
     if (conf_given(c, "max_norm") && renorm(c, t[1], t[0])) return -1;
-    int64_t pad = conf_given(c, "padding_idx") ? conf_int(c, "padding_idx", 0) : CT_NO_PADDING_IDX;
-    ONE(ct_embedding(t[0], t[1], pad));
+    ct_embedding_options o = {conf_given(c, "padding_idx"), conf_int(c, "padding_idx", 0), 0.0, 0.0, conf_bool(c, "scale_grad_by_freq", 0)};
+    ONE(ct_embedding_ex(t[0], t[1], &o));
 }
 static int h_embedding_bag(conf_case *c, ct_tensor **out) {
     static const char *const names[] = {"input", "weight", "offsets", "per_sample_weights"};

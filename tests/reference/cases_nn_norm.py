@@ -295,3 +295,20 @@ def max_norm_cases(w):
     case("embedding_max_norm_int32_idx_f32", E, torch.tensor([0, 2, 2], dtype=torch.int32), 3, 5, f32_, 0.5)
     case("embedding_bag_max_norm_f32", B, torch.tensor([[0, 2, 1], [3, 3, 1]]), 4, 3, f32_, 1.2, bag=True)
     case("embedding_max_norm_error_range", E, torch.tensor([1, 7]), 5, 2, f32_, 1.0, expect_error=True)
+    scale_grad_by_freq_cases(w)
+
+
+def scale_grad_by_freq_cases(w):
+    """scale_grad_by_freq: each row's gradient divided by how often the batch reads it"""
+    def case(name, idx, num, dim, dtype, padding_idx=None):
+        seed_case(name)
+        wt = randn(num, dim, dtype=dtype)
+        args = {"scale_grad_by_freq": True}
+        if padding_idx is not None:
+            args["padding_idx"] = padding_idx
+
+        def fn(i, wt):
+            return F.embedding(i, wt, padding_idx=padding_idx, scale_grad_by_freq=True)
+        w.case(FAM, name, "torch.nn.functional.embedding", fn, [idx, wt], args=args)
+    case("embedding_scale_grad_by_freq_f64", torch.tensor([[1, 4, 1], [4, 1, 0]]), 6, 3, torch.float64)
+    case("embedding_scale_grad_by_freq_padding_f32", torch.tensor([2, 2, 3, 0, 2]), 4, 2, torch.float32, padding_idx=0)
