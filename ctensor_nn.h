@@ -8166,30 +8166,32 @@ static int ct__bw_embedding(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     gin[0] = ct_index_add(ct_zeros_on_n(wm->device, g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
     return gin[0] ? 0 : -1;
 }
-static ct_tensor *ct__embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx, int scale_grad_by_freq) {
-    ct__attrs a;
-    ct__attrs_init(&a);
+/* the embedding op's attributes: 0, or -1 with the error set */
+static int ct__embedding_attrs(const ct_tensor *weight, int64_t padding_idx, int scale_grad_by_freq, ct__attrs *a) {
+    ct__attrs_init(a);
     if (weight && padding_idx != CT_NO_PADDING_IDX && weight->ndim == 2) {
         int64_t V = weight->shape[0];
-        if (padding_idx >= V || padding_idx < -V) return ct__fail(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
-        a.flags = 1;
-        a.i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
+        if (padding_idx >= V || padding_idx < -V) return ct__failed(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
+        a->flags = 1;
+        a->i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
     }
-    if (scale_grad_by_freq) a.flags |= 2;
-    return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
+    if (scale_grad_by_freq) a->flags |= 2;
+    return 0;
 }
 CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx) {
-    return ct__embedding(indices, weight, padding_idx, 0);
+    ct__attrs a;
+    if (ct__embedding_attrs(weight, padding_idx, 0, &a)) return NULL;
+    return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
 }
 CTENSOR_API ct_tensor *ct_embedding_ex(const ct_tensor *indices, ct_tensor *weight, const ct_embedding_options *o) {
-    if (!o) return ct__embedding(indices, weight, CT_NO_PADDING_IDX, 0);
+    ct__attrs a;
+    const ct_embedding_options d = {0, 0, 0.0, 0.0, 0};
+    if (!o) o = &d;
     if (!(o->max_norm >= 0) || !(o->norm_type >= 0))
         return ct__fail(CT_ERR_ARG, "embedding: max_norm (%g) and norm_type (%g) must be >= 0 (0: None, and 2)", o->max_norm, o->norm_type);
-    int64_t pad = o->use_padding_idx ? o->padding_idx : CT_NO_PADDING_IDX;
-    if (weight && pad != CT_NO_PADDING_IDX && weight->ndim == 2 && (pad >= weight->shape[0] || pad < -weight->shape[0]))   /* before the renorm writes */
-        return ct__fail(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
+    if (ct__embedding_attrs(weight, o->use_padding_idx ? o->padding_idx : CT_NO_PADDING_IDX, o->scale_grad_by_freq, &a)) return NULL;
     if (o->max_norm > 0 && !ct_embedding_renorm_(weight, indices, o->max_norm, o->norm_type > 0 ? o->norm_type : 2.0)) return NULL;
-    return ct__embedding(indices, weight, pad, o->scale_grad_by_freq);
+    return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
 }
 
 static int ct__cmp_i64(const void *a, const void *b) {
