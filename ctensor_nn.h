@@ -8210,9 +8210,12 @@ CTENSOR_API ct_tensor *ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *
     int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
     ct_tensor *flat = ct_contiguous(ct_to(ct_flatten(indices, 0, -1), CT_INT64));
     int64_t n = flat ? ct_numel(flat) : 0, V = weight->shape[0];
-    int64_t *idx = flat && n ? (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t)) : NULL;
-    ct_tensor *r = flat && (idx || !n) ? weight : NULL;
-    if (flat && n && !idx) ct__fail(CT_ERR_MEMORY, "embedding_renorm_: out of memory for %lld indices", (long long)n);
+    int64_t *idx = NULL;
+    ct_tensor *r = NULL;
+    if (flat && n && !(idx = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t))))
+        ct__fail(CT_ERR_MEMORY, "embedding_renorm_: out of memory for %lld indices", (long long)n);
+    else if (flat)
+        r = weight;   /* no indices: nothing to do */
     if (idx) {
         memcpy(idx, ct_data_ptr(flat), (size_t)n * sizeof(int64_t));
         qsort(idx, (size_t)n, sizeof(int64_t), ct__cmp_i64);
